@@ -1,19 +1,23 @@
 module github.com/termhelper/termhelper
 
-go 1.24.0
+go 1.26.0
 
 require (
-	github.com/UserExistsError/conpty v0.1.4 // indirect
-	github.com/charmbracelet/x/ansi v0.11.9 // indirect
+	github.com/UserExistsError/conpty v0.1.4
+	github.com/charmbracelet/x/ansi v0.11.9
+	github.com/creack/pty v1.1.24
+	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/sourcegraph/jsonrpc2 v0.2.3
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.49.0
+	golang.org/x/text v0.43.0
+	mvdan.cc/sh/v3 v3.14.1
+)
+
+require (
 	github.com/clipperhouse/displaywidth v0.11.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
-	github.com/creack/pty v1.1.24 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
 	github.com/mattn/go-runewidth v0.0.27 // indirect
-	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
-	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )

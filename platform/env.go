@@ -1,0 +1,75 @@
+package platform
+
+import (
+	"sort"
+	"strings"
+)
+
+// Defaults is the non-interactive environment every command gets unless
+// the request or the config overrides a variable: nothing waits on a pager
+// or a credential prompt that no person will see.
+var Defaults = map[string]string{
+	"PAGER":               "cat",
+	"GIT_PAGER":           "cat",
+	"GIT_TERMINAL_PROMPT": "0",
+	"TERM":                "xterm-256color",
+}
+
+// MergeEnv overlays layers on base, in order: a nil value unsets a
+// variable. foldCase compares names case-insensitively (Windows), keeping
+// the spelling of the first one seen. The result is sorted by name.
+func MergeEnv(base []string, foldCase bool, layers ...map[string]*string) []string {
+	key := func(k string) string {
+		if foldCase {
+			return strings.ToUpper(k)
+		}
+		return k
+	}
+	vals := map[string]string{}
+	names := map[string]string{}
+	set := func(k, v string) {
+		names[key(k)] = k
+		vals[key(k)] = v
+	}
+	for _, kv := range base {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			set(k, v)
+		}
+	}
+	for _, layer := range layers {
+		for k, v := range layer {
+			if v == nil {
+				delete(vals, key(k))
+				continue
+			}
+			set(k, *v)
+		}
+	}
+	out := make([]string, 0, len(vals))
+	for k, v := range vals {
+		out = append(out, names[k]+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// DefaultsFor returns the defaults as a layer, leaving out what base
+// already sets and adding a UTF-8 locale where none is set.
+func DefaultsFor(base []string) map[string]*string {
+	have := map[string]bool{}
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		have[k] = true
+	}
+	layer := map[string]*string{}
+	for k, v := range Defaults {
+		if k == "TERM" || !have[k] {
+			layer[k] = &v
+		}
+	}
+	if !have["LANG"] && !have["LC_ALL"] {
+		utf8 := "C.UTF-8"
+		layer["LANG"] = &utf8
+	}
+	return layer
+}

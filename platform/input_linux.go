@@ -1,0 +1,174 @@
+package platform
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Syscall numbers of a blocked read or wait, per architecture: what
+// /proc/PID/syscall shows for a process sleeping in one.
+var (
+	readCalls = map[string][]int{"amd64": {0, 19}, "arm64": {63, 65}, "386": {3, 145}, "arm": {3, 145}, "riscv64": {63, 65}}
+	pollCalls = map[string][]int{"amd64": {7, 23, 232, 270, 271, 281, 441}, "arm64": {22, 72, 73, 441}, "riscv64": {22, 72, 73, 441}}
+)
+
+// InputState tells whether the terminal's foreground process group is
+// blocked reading the terminal, from the kernel's own view: the syscall a
+// sleeping process is in (/proc/PID/syscall) and the terminal's modes. A
+// command that is merely slow and silent is never reported waiting.
+func (p *Process) InputState() InputState {
+	m := p.sys.master
+	if m == nil {
+		return InputState{}
+	}
+	var fg int
+	var tio *unix.Termios
+	var ptn uint32
+	var err error
+	// Control, unlike Fd, holds the file open and keeps it non-blocking.
+	rc, cerr := m.SyscallConn()
+	if cerr != nil {
+		return InputState{}
+	}
+	cerr = rc.Control(func(fd uintptr) {
+		if fg, err = unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err != nil {
+			return
+		}
+		if tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS); err != nil {
+			return
+		}
+		ptn, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)
+	})
+	if cerr != nil || err != nil || fg <= 0 {
+		return InputState{}
+	}
+	canonical := tio.Lflag&unix.ICANON != 0
+	echo := tio.Lflag&unix.ECHO != 0
+	slave := "/dev/pts/" + strconv.FormatUint(uint64(ptn), 10)
+	st := InputState{Known: true}
+	for _, pid := range groupMembers(fg) {
+		switch blockedOn(pid, slave) {
+		case blockedRead:
+			st.Waiting = true
+		case blockedPoll:
+			// A line editor (readline, a REPL) waits in poll or select with
+			// the terminal in raw mode; a server polling sockets leaves the
+			// terminal in line mode and is not waiting for a person.
+			st.Waiting = st.Waiting || !canonical
+		}
+	}
+	st.Secret = st.Waiting && canonical && !echo
+	return st
+}
+
+type blockKind int
+
+const (
+	notBlocked blockKind = iota
+	blockedRead
+	blockedPoll
+)
+
+// blockedOn reads /proc/PID/syscall: "nr arg0 arg1 ..." for a sleeping
+// process, "running" for a running one.
+func blockedOn(pid int, slave string) blockKind {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/syscall")
+	if err != nil {
+		return blockedByWchan(pid)
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return notBlocked
+	}
+	nr, err := strconv.Atoi(f[0])
+	if err != nil {
+		return notBlocked
+	}
+	if contains(readCalls[runtime.GOARCH], nr) {
+		fdArg, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 32)
+		if err == nil && fdIs(pid, int(fdArg), slave) {
+			return blockedRead
+		}
+		return notBlocked
+	}
+	if contains(pollCalls[runtime.GOARCH], nr) && hasFd(pid, slave) {
+		return blockedPoll
+	}
+	return notBlocked
+}
+
+// blockedByWchan is the fallback where /proc/PID/syscall is not readable
+// (a hardened kernel): the kernel function a process sleeps in.
+func blockedByWchan(pid int) blockKind {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/wchan")
+	if err != nil {
+		return notBlocked
+	}
+	switch string(b) {
+	case "n_tty_read":
+		return blockedRead
+	case "do_select", "do_sys_poll", "poll_schedule_timeout", "ep_poll":
+		return blockedPoll
+	}
+	return notBlocked
+}
+
+func fdIs(pid, fd int, target string) bool {
+	l, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fd))
+	return err == nil && l == target
+}
+
+func hasFd(pid int, target string) bool {
+	return fdIs(pid, 0, target) || fdIs(pid, 1, target) || fdIs(pid, 2, target)
+}
+
+func contains(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// groupMembers lists the processes of process group pgid: its leader and
+// the leader's descendants in that group, found through the kernel's
+// children lists, so no full scan of /proc is needed at every poll.
+func groupMembers(pgid int) []int {
+	var out []int
+	queue := []int{pgid}
+	for len(queue) > 0 && len(out) < 256 {
+		pid := queue[0]
+		queue = queue[1:]
+		if st, ok := readStat(pid); ok && st.pgrp == pgid {
+			out = append(out, pid)
+		}
+		queue = append(queue, childrenOf(pid)...)
+	}
+	return out
+}
+
+func childrenOf(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var kids []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, k)
+			}
+		}
+	}
+	return kids
+}

@@ -1,0 +1,202 @@
+package platform
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func sysProcAttr(withTTY bool) *syscall.SysProcAttr {
+	// Pdeathsig ends the direct child if the helper dies without cleaning
+	// up; the rest of the tree is found by its tag on the next start.
+	return &syscall.SysProcAttr{Setsid: true, Setctty: withTTY, Pdeathsig: syscall.SIGKILL}
+}
+
+// children are the processes the helper waits for itself; the reaper
+// leaves their zombies alone so that their Wait gets the status.
+var children = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
+
+func startRegistered(cmd *exec.Cmd) error {
+	children.Lock()
+	defer children.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	children.pids[cmd.Process.Pid] = true
+	return nil
+}
+
+func unregister(pid int) {
+	children.Lock()
+	delete(children.pids, pid)
+	children.Unlock()
+}
+
+// Run runs cmd to its end like cmd.Run, safely beside the reaper. Every
+// process the helper starts must go through Start or Run once Init ran.
+func Run(cmd *exec.Cmd) error {
+	if err := startRegistered(cmd); err != nil {
+		return err
+	}
+	defer unregister(cmd.Process.Pid)
+	return cmd.Wait()
+}
+
+var initOnce sync.Once
+
+// Init makes the helper a child subreaper, so that a command's descendants
+// that leave its session (setsid, a double fork, nohup) stay below the
+// helper instead of moving to init, and reaps such orphans when they die.
+func Init() {
+	initOnce.Do(func() {
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return
+		}
+		go reapOrphans()
+	})
+}
+
+func reapOrphans() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGCHLD)
+	tick := time.NewTicker(time.Second)
+	for {
+		select {
+		case <-sigs:
+		case <-tick.C:
+		}
+		reapOnce()
+		time.Sleep(10 * time.Millisecond) // a burst of exits costs one scan
+	}
+}
+
+func reapOnce() {
+	self := os.Getpid()
+	children.Lock()
+	defer children.Unlock()
+	forEachProc(func(st procStat) {
+		if st.ppid == self && st.state == 'Z' && !children.pids[st.pid] {
+			var ws unix.WaitStatus
+			unix.Wait4(st.pid, &ws, unix.WNOHANG, nil)
+		}
+	})
+}
+
+// procStat is what termhelper needs of /proc/PID/stat.
+type procStat struct {
+	pid, ppid, pgrp, session int
+	state                    byte
+	start                    uint64 // clock ticks after boot
+}
+
+func readStat(pid int) (procStat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	return parseStat(pid, b)
+}
+
+// parseStat reads the fields after the command name, which may itself hold
+// spaces and parentheses: the last ')' ends it.
+func parseStat(pid int, b []byte) (procStat, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return procStat{}, false
+	}
+	f := bytes.Fields(b[i+2:])
+	if len(f) < 20 {
+		return procStat{}, false
+	}
+	st := procStat{pid: pid, state: f[0][0]}
+	st.ppid, _ = strconv.Atoi(string(f[1]))
+	st.pgrp, _ = strconv.Atoi(string(f[2]))
+	st.session, _ = strconv.Atoi(string(f[3]))
+	st.start, _ = strconv.ParseUint(string(f[19]), 10, 64)
+	return st, true
+}
+
+func forEachProc(fn func(procStat)) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if st, ok := readStat(pid); ok {
+			fn(st)
+		}
+	}
+}
+
+// treeMembers lists the live processes of a command: its process group and
+// session, everything carrying its tag, and every descendant of those.
+func treeMembers(pid int, tag string) []int {
+	self := os.Getpid()
+	var all []procStat
+	forEachProc(func(st procStat) {
+		if st.pid != self && st.state != 'Z' && st.state != 'X' {
+			all = append(all, st)
+		}
+	})
+	in := map[int]bool{}
+	for _, st := range all {
+		// Only an orphan (adopted by the helper, a subreaper, or by init)
+		// can have lost every link to the command but its tag; the others
+		// are reached through their parents below.
+		orphan := st.ppid == self || st.ppid == 1
+		if st.pid == pid || st.pgrp == pid || st.session == pid || (orphan && hasTag(st.pid, tag)) {
+			in[st.pid] = true
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, st := range all {
+			if !in[st.pid] && in[st.ppid] {
+				in[st.pid], grew = true, true
+			}
+		}
+	}
+	members := make([]int, 0, len(in))
+	for p := range in {
+		members = append(members, p)
+	}
+	return members
+}
+
+func hasTag(pid int, tag string) bool {
+	if tag == "" {
+		return false
+	}
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	want := TagVar + "=" + tag
+	return bytes.HasPrefix(env, []byte(want+"\x00")) || bytes.Contains(env, []byte("\x00"+want+"\x00"))
+}
+
+// StartTime returns a process's start time in clock ticks after boot, to
+// tell a process from a later one that reused its pid.
+func StartTime(pid int) (uint64, bool) {
+	st, ok := readStat(pid)
+	if !ok || st.state == 'Z' {
+		return 0, false
+	}
+	return st.start, true
+}

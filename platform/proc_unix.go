@@ -1,0 +1,259 @@
+//go:build unix
+
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// TagVar is the environment variable that carries a command's tag to every
+// process it starts.
+const TagVar = "TERMHELPER_SESSION"
+
+type sysProcess struct {
+	cmd    *exec.Cmd
+	master *os.File // pty mode: the terminal's master side
+	tag    string
+
+	mu     sync.Mutex
+	exited bool
+}
+
+// Start starts spec in its own session and process group.
+func Start(spec Spec) (*Process, error) {
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("start: empty argv")
+	}
+	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = append(spec.Env[:len(spec.Env):len(spec.Env)], TagVar+"="+spec.Tag)
+	if spec.PTY {
+		return startPTY(cmd, spec)
+	}
+	return startPipes(cmd, spec)
+}
+
+func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
+	master, tty, err := openPTY()
+	if err != nil {
+		return nil, fmt.Errorf("open pty: %w", err)
+	}
+	defer tty.Close()
+	if err := setSize(master, spec.Cols, spec.Rows); err != nil {
+		master.Close()
+		return nil, fmt.Errorf("size pty: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	var errR, errW *os.File
+	if spec.SeparateStderr {
+		if errR, errW, err = os.Pipe(); err != nil {
+			master.Close()
+			return nil, err
+		}
+		cmd.Stderr = errW
+	}
+	cmd.SysProcAttr = sysProcAttr(true)
+	if err := startRegistered(cmd); err != nil {
+		master.Close()
+		closeAll(errR, errW)
+		return nil, err
+	}
+	closeAll(errW)
+	p := &Process{Pid: cmd.Process.Pid, Output: master, Input: master}
+	if errR != nil {
+		p.Stderr = errR
+	}
+	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag}
+	if len(spec.Stdin) > 0 {
+		go master.Write(spec.Stdin)
+	}
+	return p, nil
+}
+
+func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(outR, outW)
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		closeAll(outR, outW, errR, errW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = sysProcAttr(false)
+	if err := startRegistered(cmd); err != nil {
+		closeAll(outR, outW, errR, errW, inR, inW)
+		return nil, err
+	}
+	closeAll(outW, errW, inR)
+	go func() {
+		// The input is written then closed, whether or not the command reads it.
+		inW.Write(spec.Stdin)
+		inW.Close()
+	}()
+	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR}
+	p.sys = sysProcess{cmd: cmd, tag: spec.Tag}
+	return p, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// openPTY opens a terminal pair. creack/pty leaves the master in blocking
+// mode (its ioctls go through Fd), where reads cannot be interrupted by a
+// deadline or Close; a duplicate in non-blocking mode joins Go's poller.
+func openPTY() (master, tty *os.File, err error) {
+	m, tty, err := pty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer m.Close()
+	fd, err := unix.Dup(int(m.Fd()))
+	if err != nil {
+		tty.Close()
+		return nil, nil, err
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		tty.Close()
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), tty, nil
+}
+
+// setSize sets the terminal size through Control, which keeps the master
+// non-blocking and open for the call.
+func setSize(master *os.File, cols, rows int) error {
+	if cols <= 0 {
+		cols = 160
+	}
+	if rows <= 0 {
+		rows = 48
+	}
+	rc, err := master.SyscallConn()
+	if err != nil {
+		return err
+	}
+	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
+	var ioErr error
+	if err := rc.Control(func(fd uintptr) { ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); err != nil {
+		return err
+	}
+	return ioErr
+}
+
+// Wait waits for the command's own process (not its descendants) to end.
+func (p *Process) Wait() (Exit, error) {
+	err := p.sys.cmd.Wait()
+	unregister(p.Pid)
+	p.sys.mu.Lock()
+	p.sys.exited = true
+	p.sys.mu.Unlock()
+	state := p.sys.cmd.ProcessState
+	if state == nil {
+		return Exit{Code: -1}, err
+	}
+	ws, ok := state.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
+		return Exit{Code: 128 + int(ws.Signal()), Signal: unix.SignalName(ws.Signal())}, nil
+	}
+	return Exit{Code: state.ExitCode()}, nil
+}
+
+// Signal sends sig to every process of the command's tree.
+func (p *Process) Signal(sig Signal) {
+	signalTree(p.Pid, p.sys.tag, syscall.Signal(sig))
+}
+
+// Alive reports whether any process of the command's tree is still running.
+func (p *Process) Alive() bool {
+	return len(treeMembers(p.Pid, p.sys.tag)) > 0
+}
+
+// Kill ends the whole tree: sig first, then SIGKILL for whatever is left
+// after grace. It returns once nothing of the tree is left, or after a
+// bounded number of attempts at processes that cannot be killed.
+func (p *Process) Kill(sig Signal, grace time.Duration) {
+	KillTree(p.Pid, p.sys.tag, sig, grace)
+}
+
+// KillTree ends every process of the tree rooted at pid or carrying tag.
+func KillTree(pid int, tag string, sig Signal, grace time.Duration) {
+	if sig != SIGKILL {
+		signalTree(pid, tag, syscall.Signal(sig))
+		deadline := time.Now().Add(grace)
+		for pause := 5 * time.Millisecond; time.Now().Before(deadline) && len(treeMembers(pid, tag)) > 0; pause = min(2*pause, 50*time.Millisecond) {
+			time.Sleep(pause)
+		}
+	}
+	for range 60 {
+		if signalTree(pid, tag, syscall.SIGKILL) == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// signalTree signals every member and returns how many there were.
+func signalTree(pid int, tag string, sig syscall.Signal) int {
+	// The group first: it needs no process table and reaches a fresh fork.
+	unix.Kill(-pid, sig)
+	members := treeMembers(pid, tag)
+	for _, m := range members {
+		unix.Kill(m, sig)
+	}
+	return len(members)
+}
+
+// Resize sets the terminal size (pty mode).
+func (p *Process) Resize(cols, rows int) error {
+	if p.sys.master == nil {
+		return errors.New("resize: the command has no terminal")
+	}
+	return setSize(p.sys.master, cols, rows)
+}
+
+// StopReading makes blocked reads of Output and Stderr return at once.
+func (p *Process) StopReading() {
+	for _, r := range []any{p.Output, p.Stderr} {
+		if f, ok := r.(*os.File); ok {
+			f.SetReadDeadline(time.Now())
+		}
+	}
+}
+
+// Close releases the terminal and pipes. Call it after the readers are done.
+func (p *Process) Close() {
+	for _, r := range []any{p.Output, p.Stderr} {
+		if f, ok := r.(*os.File); ok {
+			f.Close()
+		}
+	}
+}
+
+// IsEOF reports whether err from reading Output or Stderr means the other
+// side is gone: Linux answers EIO on a terminal whose last slave closed.
+func IsEOF(err error) bool {
+	return errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded)
+}
