@@ -1,0 +1,185 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/termhelper/termhelper/cleaner"
+	"github.com/termhelper/termhelper/platform"
+)
+
+// Config holds the manager's limits.
+type Config struct {
+	MaxSessions int           // live sessions at once (64)
+	Linger      time.Duration // how long a finished session stays readable (10 min)
+	Grace       time.Duration // from the polite signal to SIGKILL (2 s)
+	QuietPrompt time.Duration // quiet time before a prompt-like line counts as waiting where the OS cannot tell (3 s)
+	Cleaner     cleaner.Options
+}
+
+func (c *Config) fill() {
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 64
+	}
+	if c.Linger <= 0 {
+		c.Linger = 10 * time.Minute
+	}
+	if c.Grace <= 0 {
+		c.Grace = 2 * time.Second
+	}
+	if c.QuietPrompt <= 0 {
+		c.QuietPrompt = 3 * time.Second
+	}
+}
+
+// Manager owns every session of one helper.
+type Manager struct {
+	cfg          Config
+	notify       Notifier
+	streamOutput atomic.Bool
+	tagBase      string
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	next     int
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+// NewManager returns a manager; n receives the notifications.
+func NewManager(cfg Config, n Notifier) *Manager {
+	cfg.fill()
+	return &Manager{cfg: cfg, notify: n, sessions: map[string]*Session{},
+		tagBase: fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())}
+}
+
+// StreamOutput turns session/output notifications on or off.
+func (m *Manager) StreamOutput(on bool) { m.streamOutput.Store(on) }
+
+// Start starts a command and returns its session.
+func (m *Manager) Start(spec Spec) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	if m.liveLocked() >= m.cfg.MaxSessions {
+		return nil, fmt.Errorf("%w (limit %d)", ErrTooMany, m.cfg.MaxSessions)
+	}
+	m.next++
+	id := strconv.Itoa(m.next)
+	s := &Session{id: id, spec: spec, m: m, tag: m.tagBase + "-" + id,
+		changed: make(chan struct{}), done: make(chan struct{}), state: Running}
+	if spec.Background {
+		s.state = Background
+	}
+	proc, err := platform.Start(platform.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env,
+		PTY: spec.PTY, Cols: spec.Cols, Rows: spec.Rows, SeparateStderr: spec.SeparateStderr,
+		Stdin: spec.Stdin, Tag: s.tag})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	s.proc = proc
+	s.started = time.Now()
+	s.lastOutput = s.started
+	prefix := "s" + id + "-" + strconv.FormatInt(s.started.UnixNano(), 36)
+	opts := m.cfg.Cleaner
+	if spec.PTY {
+		// Programs that place the cursor by row count on the real height.
+		opts.Cols, opts.Rows = spec.Cols, spec.Rows
+	}
+	s.out = newStream("output", prefix+"-output", opts)
+	if proc.Stderr != nil {
+		s.errOut = newStream("stderr", prefix+"-stderr", opts)
+	}
+	m.sessions[id] = s
+	m.wg.Add(1)
+	s.run()
+	return s, nil
+}
+
+func (m *Manager) liveLocked() int {
+	n := 0
+	for _, s := range m.sessions {
+		select {
+		case <-s.done:
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// Get returns a live or lingering session.
+func (m *Manager) Get(id string) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return s, nil
+}
+
+// List describes every session the host knows of, oldest first.
+func (m *Manager) List() []Info {
+	m.mu.Lock()
+	all := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	var out []Info
+	for _, s := range all {
+		s.mu.Lock()
+		handed := s.handed
+		s.mu.Unlock()
+		if handed {
+			out = append(out, s.Info())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
+	return out
+}
+
+// finished is called by a session's reaper once it has ended.
+func (m *Manager) finished(s *Session) {
+	time.AfterFunc(m.cfg.Linger, func() { m.forget(s.id) })
+	go func() {
+		s.wg.Wait()
+		m.wg.Done()
+	}()
+}
+
+func (m *Manager) forget(id string) {
+	m.mu.Lock()
+	delete(m.sessions, id)
+	m.mu.Unlock()
+}
+
+// Close ends every session's process tree and waits for their goroutines.
+// It is safe to call more than once.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	var live []*Session
+	for _, s := range m.sessions {
+		live = append(live, s)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range live {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.proc.Kill(platform.SIGTERM, 500*time.Millisecond)
+		}()
+	}
+	wg.Wait()
+	m.wg.Wait()
+}

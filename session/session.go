@@ -1,0 +1,345 @@
+package session
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/termhelper/termhelper/platform"
+)
+
+// How long the answer waits, after the command's own process ended, for
+// the terminal to drain before descendants still holding it are ended.
+const drainDeadline = 150 * time.Millisecond
+
+// pollInterval paces the check of whether a command is blocked on input.
+const pollInterval = 50 * time.Millisecond
+
+// writeSettle is how long after an input a blocked read counts as a new
+// prompt even when the command printed nothing in between (echo off).
+const writeSettle = 150 * time.Millisecond
+
+// Session is one command and its process tree.
+type Session struct {
+	id      string
+	spec    Spec
+	m       *Manager
+	proc    *platform.Process
+	started time.Time
+	tag     string
+
+	mu         sync.Mutex
+	changed    chan struct{} // closed and replaced at every change
+	out        *stream
+	errOut     *stream // nil when stderr is merged into out
+	state      State
+	prompt     *Prompt
+	exit       *platform.Exit
+	ended      time.Time
+	timedOut   bool
+	killedBy   string
+	handed     bool // an alive answer named this session to the host
+	lastWrite  time.Time
+	wroteOut   bool // output arrived since lastWrite
+	lastOutput time.Time
+	secrets    []string
+	reported   bool // the finished answer was given
+
+	done     chan struct{} // closed once exited and drained
+	readers  sync.WaitGroup
+	wg       sync.WaitGroup // every goroutine of the session
+	stopKill chan struct{}
+}
+
+// ID is the session's id.
+func (s *Session) ID() string { return s.id }
+
+func (s *Session) broadcast() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *Session) run() {
+	s.readers.Add(1)
+	s.wg.Add(3) // reader, reaper, monitor
+	go s.read(s.out, s.proc.Output)
+	if s.errOut != nil {
+		s.readers.Add(1)
+		s.wg.Add(1)
+		go s.read(s.errOut, s.proc.Stderr)
+	}
+	go s.reap()
+	go s.monitor()
+}
+
+func (s *Session) read(st *stream, r io.Reader) {
+	defer s.wg.Done()
+	defer s.readers.Done()
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			s.mu.Lock()
+			st.write(buf[:n], s.m.streamOutput.Load())
+			s.lastOutput = time.Now()
+			s.wroteOut = true
+			s.broadcast()
+			s.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// reap waits for the command's process, drains its output, ends whatever
+// of its tree is left, and publishes the exit.
+func (s *Session) reap() {
+	defer s.wg.Done()
+	exit, _ := s.proc.Wait()
+	end := time.Now()
+	if !s.drain() {
+		// A descendant keeps the terminal open: end the tree so the
+		// terminal closes and the reads return what was buffered.
+		s.proc.Kill(platform.SIGTERM, 100*time.Millisecond)
+		if !waitTimeout(&s.readers, 500*time.Millisecond) {
+			s.proc.StopReading()
+			s.readers.Wait()
+		}
+	}
+	s.proc.Close()
+	if s.proc.Alive() {
+		// Descendants that let go of the terminal (daemons) end with it.
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
+		}()
+	}
+	s.mu.Lock()
+	s.exit = &exit
+	s.ended = end
+	s.state = Exited
+	s.prompt = nil
+	close(s.done)
+	s.broadcast()
+	handed := s.handed
+	s.mu.Unlock()
+	s.flushRaw()
+	if handed {
+		s.m.notify.Exited(s.id, s.summaryResult())
+	}
+	s.m.finished(s)
+}
+
+func (s *Session) drain() bool {
+	return waitTimeout(&s.readers, drainDeadline)
+}
+
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	ch := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(ch)
+	}()
+	select {
+	case <-ch:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// monitor enforces the lifetime cap, watches for a blocked input read and
+// paces session/output notifications.
+func (s *Session) monitor() {
+	defer s.wg.Done()
+	var timeout <-chan time.Time
+	if s.spec.Timeout > 0 {
+		t := time.NewTimer(s.spec.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-timeout:
+			s.mu.Lock()
+			s.timedOut = true
+			s.mu.Unlock()
+			s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
+		case <-tick.C:
+			s.checkInput()
+			s.flushRaw()
+		}
+	}
+}
+
+// checkInput updates the waiting state from the platform, or where it
+// cannot tell, from a quiet terminal showing a prompt-like line.
+func (s *Session) checkInput() {
+	if !s.spec.PTY {
+		return
+	}
+	in := s.proc.InputState()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == Exited {
+		return
+	}
+	waiting := in.Waiting
+	if !in.Known {
+		waiting = time.Since(s.lastOutput) >= s.m.cfg.QuietPrompt && LooksLikePrompt(s.out.clean.LastLine())
+	}
+	was := s.state == Waiting
+	switch {
+	case waiting && !was:
+		s.state = Waiting
+		s.prompt = &Prompt{Text: s.scrub(s.out.clean.LastLine()), Secret: in.Secret}
+		s.broadcast()
+		if s.handed {
+			p := *s.prompt
+			go s.m.notify.Waiting(s.id, p)
+		}
+	case !waiting && was:
+		s.state = s.liveState()
+		s.prompt = nil
+		s.broadcast()
+	case waiting && !s.lastWrite.IsZero() && !s.wroteOut:
+		// A silent read after an input: wake the waiter to see if it has
+		// settled into a new prompt.
+		s.broadcast()
+	}
+}
+
+func (s *Session) liveState() State {
+	if s.spec.Background {
+		return Background
+	}
+	return Running
+}
+
+// LooksLikePrompt tells whether a line ends the way prompts do; it is only
+// used where the platform cannot see a blocked read.
+func LooksLikePrompt(line string) bool {
+	line = strings.TrimRight(line, " \t")
+	if line == "" {
+		return false
+	}
+	lower := strings.ToLower(line)
+	for _, s := range []string{"[y/n]", "(y/n)", "[yes/no]", "(yes/no)", "password", "passphrase"} {
+		if strings.Contains(lower, s) {
+			return true
+		}
+	}
+	switch line[len(line)-1] {
+	case ':', '?', '>', '$', '#', ']', ')':
+		return true
+	}
+	return false
+}
+
+func (s *Session) flushRaw() {
+	if !s.m.streamOutput.Load() {
+		return
+	}
+	s.mu.Lock()
+	var sends [][2]string
+	for _, st := range []*stream{s.out, s.errOut} {
+		if st == nil {
+			continue
+		}
+		if t := st.takeRaw(); t != "" {
+			sends = append(sends, [2]string{st.name, s.scrub(t)})
+		}
+	}
+	s.mu.Unlock()
+	for _, x := range sends {
+		s.m.notify.Output(s.id, x[0], x[1])
+	}
+}
+
+// scrub removes secret inputs from text going back to the host, in case a
+// program echoed what it should not have.
+func (s *Session) scrub(t string) string {
+	for _, sec := range s.secrets {
+		t = strings.ReplaceAll(t, sec, "********")
+	}
+	return t
+}
+
+// Write sends input to the command. A secret input is never logged and is
+// scrubbed from any output sent back.
+func (s *Session) Write(input string, secret bool) error {
+	s.mu.Lock()
+	if s.state == Exited {
+		s.mu.Unlock()
+		return ErrFinished
+	}
+	if s.proc.Input == nil {
+		s.mu.Unlock()
+		return ErrNoTerminal
+	}
+	if secret {
+		if sec := strings.TrimRight(input, "\r\n"); len(sec) >= 3 {
+			s.secrets = append(s.secrets, sec)
+		}
+	}
+	s.lastWrite = time.Now()
+	s.wroteOut = false
+	s.mu.Unlock()
+	_, err := io.WriteString(s.proc.Input, input)
+	return err
+}
+
+// Resize sets the terminal size.
+func (s *Session) Resize(cols, rows int) error {
+	if !s.spec.PTY {
+		return ErrNoTerminal
+	}
+	s.mu.Lock()
+	exited := s.state == Exited
+	s.mu.Unlock()
+	if exited {
+		return ErrFinished
+	}
+	return s.proc.Resize(cols, rows)
+}
+
+// Kill ends the whole tree (sig, then SIGKILL after grace) and returns the
+// finished answer.
+func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
+	s.mu.Lock()
+	if s.state != Exited && s.killedBy == "" {
+		s.killedBy = sig.String()
+	}
+	s.mu.Unlock()
+	s.proc.Kill(sig, grace)
+	<-s.done
+	return s.Answer(AnswerOpts{})
+}
+
+// Done is closed once the session has ended and its output is drained.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Info describes the session for session/list.
+func (s *Session) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Info{ID: s.id, Pid: s.proc.Pid, Command: s.spec.Command, Cwd: s.spec.Dir,
+		State: s.visibleState(), StartedAt: s.started, Exit: s.exit}
+}
+
+func (s *Session) visibleState() State {
+	if s.state == Exited || s.state == Waiting {
+		return s.state
+	}
+	return s.liveState()
+}
+
+var errKilled = errors.New("killed")

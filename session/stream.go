@@ -1,0 +1,53 @@
+package session
+
+import (
+	"strings"
+
+	"github.com/termhelper/termhelper/cleaner"
+	"github.com/termhelper/termhelper/spill"
+)
+
+// stream is one output stream of a session: its cleaner, the spill file
+// behind it, and the raw text not yet sent to a host that streams output.
+type stream struct {
+	name  string
+	clean *cleaner.Cleaner
+	spill *spill.Lazy
+	raw   cleaner.UTF8Stream
+	fresh strings.Builder // raw text for session/output, not yet sent
+	path  string          // the spill file, once anything was cut
+}
+
+func newStream(name, prefix string, opts cleaner.Options) *stream {
+	s := &stream{name: name, spill: spill.NewFile(prefix)}
+	opts.Spill = s.spill.Open
+	s.clean = cleaner.New(opts)
+	return s
+}
+
+func (s *stream) write(p []byte, keepRaw bool) {
+	s.clean.Write(p)
+	if keepRaw {
+		s.fresh.WriteString(s.raw.Decode(p))
+	}
+}
+
+// take returns the cleaned text since the last take.
+func (s *stream) take(final bool) cleaner.Chunk {
+	c := s.clean.Take(final)
+	if c.FullOutputPath != "" {
+		s.path = c.FullOutputPath
+	}
+	return c
+}
+
+// takeRaw returns the raw text gathered for session/output.
+func (s *stream) takeRaw() string {
+	t := s.fresh.String()
+	s.fresh.Reset()
+	return t
+}
+
+func (s *stream) close() {
+	s.spill.Close()
+}

@@ -1,0 +1,91 @@
+// Package session runs commands and keeps them: a Manager maps ids to
+// Sessions, and each Session owns one process tree, its cleaned output and
+// its state machine (running, waiting, background, exited), its lifetime
+// cap, and the notifications sent when something changes.
+package session
+
+import (
+	"errors"
+	"time"
+
+	"github.com/termhelper/termhelper/platform"
+)
+
+// Errors the RPC layer maps to protocol codes.
+var (
+	ErrNotFound   = errors.New("no such session")
+	ErrTooMany    = errors.New("too many live sessions")
+	ErrStart      = errors.New("the command could not be started")
+	ErrClosed     = errors.New("the helper is shutting down")
+	ErrNoTerminal = errors.New("the session has no terminal")
+	ErrFinished   = errors.New("the session has finished")
+)
+
+// State is where a live session stands.
+type State string
+
+// The states of a session.
+const (
+	Running    State = "running"
+	Waiting    State = "waiting"
+	Background State = "background"
+	Exited     State = "exited"
+)
+
+// Spec is one command to run, already validated and resolved.
+type Spec struct {
+	Command        string
+	Argv           []string
+	Dir            string
+	Env            []string
+	PTY            bool
+	SeparateStderr bool
+	Cols, Rows     int
+	Stdin          []byte
+	Background     bool
+	Timeout        time.Duration // 0: no lifetime cap
+}
+
+// Prompt is what a waiting command shows.
+type Prompt struct {
+	Text   string `json:"text"`
+	Secret bool   `json:"secret"`
+}
+
+// Result is one answer about a session: finished when Exit is set, alive
+// otherwise.
+type Result struct {
+	ID    string
+	Pid   int
+	State State
+
+	Exit     *platform.Exit
+	Duration time.Duration
+	TimedOut bool
+	KilledBy string        // the signal a session/kill sent, if that ended it
+	Timeout  time.Duration // the lifetime cap the command ran under
+
+	Output         string
+	Stderr         *string // set only when stderr is kept apart
+	Truncated      bool
+	FullOutputPath string
+	Prompt         *Prompt
+}
+
+// Info is one row of session/list.
+type Info struct {
+	ID        string
+	Pid       int
+	Command   string
+	Cwd       string
+	State     State
+	StartedAt time.Time
+	Exit      *platform.Exit
+}
+
+// Notifier receives what the host is told without asking.
+type Notifier interface {
+	Exited(id string, r Result)
+	Waiting(id string, p Prompt)
+	Output(id, stream, data string)
+}
