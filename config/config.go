@@ -1,0 +1,148 @@
+// Package config loads termhelper's TOML configuration and merges it over
+// built-in defaults. Decoding is strict: an unknown key, a value of the wrong
+// type or an out-of-range value stops the helper at start, with the file,
+// line and key named, because a silently ignored typo in a safety setting is
+// worse than no setting at all.
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// FileName is the per-project config file looked up at the root.
+const FileName = ".termhelper.toml"
+
+// Config is the helper's whole configuration after merging.
+type Config struct {
+	Shell      string // "" = platform default; "cmd", "powershell", "pwsh", or an absolute path
+	LoginEnv   bool   // merge the user's login-shell environment (`login_env`)
+	Unattended string // what `ask` means without the approval capability: "allow" or "deny"
+	Encoding   string // "" = UTF-8; a legacy code page for Windows output
+	Limits     Limits
+	Policy     PolicyConfig
+	Source     string // the file it came from, "" for defaults
+}
+
+// Limits are the numeric caps of PROTOCOL.md.
+type Limits struct {
+	TimeoutMs, SlowTimeoutMs, BackgroundYieldMs int
+	MaxStreamChars, MaxLineChars, MaxSessions   int
+}
+
+// PolicyConfig holds the lists the policy package judges commands with.
+type PolicyConfig struct {
+	// Allow lists command prefixes that run without approval ("ls", "git status").
+	Allow []string
+	// Deny lists extra hard blocks: a word prefix, or a glob when it holds * ? or [.
+	Deny []string
+	// ProtectedPaths are path patterns no command may write (see docs/policy.md).
+	ProtectedPaths []string
+	// LockFiles are file names protected at any depth.
+	LockFiles []string
+	// SlowCommands get the slow lifetime (Limits.SlowTimeoutMs).
+	SlowCommands []string
+}
+
+// Default returns the built-in configuration. Each call returns fresh slices.
+func Default() Config {
+	return Config{
+		LoginEnv:   true,
+		Unattended: "allow",
+		Limits: Limits{
+			TimeoutMs:         60000,
+			SlowTimeoutMs:     180000,
+			BackgroundYieldMs: 2000,
+			MaxStreamChars:    16000,
+			MaxLineChars:      500,
+			MaxSessions:       64,
+		},
+		Policy: PolicyConfig{
+			Allow: []string{
+				"ls", "cat", "head", "tail", "echo", "date", "whoami", "pwd",
+				"find", "wc", "grep", "tree", "file", "stat", "uname", "df",
+				"du", "ps", "which", "env", "printenv",
+			},
+			ProtectedPaths: []string{".env*", ".ssh/", ".git/", FileName},
+			LockFiles: []string{
+				"package-lock.json", "npm-shrinkwrap.json", "yarn.lock",
+				"pnpm-lock.yaml", "bun.lockb", "bun.lock", "Cargo.lock",
+				"go.sum", "Gemfile.lock", "poetry.lock", "Pipfile.lock",
+				"uv.lock", "composer.lock", "mix.lock", "pubspec.lock",
+				"Podfile.lock", "flake.lock",
+			},
+			// The list the Clacky terminal tool tuned against real projects.
+			SlowCommands: []string{
+				"bundle install", "bundle update", "bundle exec rspec",
+				"npm install", "npm ci", "npm run build", "npm run test",
+				"yarn install", "yarn build", "pnpm install", "pnpm build",
+				"rspec", "rake test", "rails test", "cargo build",
+				"cargo test", "go build", "go test", "mvn test",
+				"mvn package", "gradle build", "pytest", "pip install",
+				"docker build", "docker-compose build", "docker compose build",
+			},
+		},
+	}
+}
+
+// UserDir is the user's termhelper folder: os.UserConfigDir()/termhelper,
+// or $TERMHELPER_CONFIG_DIR when set (tests and portable installs use it).
+func UserDir() (string, error) {
+	if d := os.Getenv("TERMHELPER_CONFIG_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "termhelper"), nil
+}
+
+// IsSlow reports whether command contains one of the slow-command patterns
+// as consecutive words ("cd web && npm install" is slow), as the Clacky tool
+// did with its "starts with or contains" rule, but on word boundaries so
+// "gotest" or "my-pytest-notes.txt" do not count.
+func (c Config) IsSlow(command string) bool {
+	words := commandWords(command)
+	for _, p := range c.Policy.SlowCommands {
+		if containsRun(words, strings.Fields(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandWords splits a command line on blanks and shell operators and drops
+// quotes; it is deliberately rough: it only feeds the timeout choice.
+func commandWords(command string) []string {
+	f := func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(";&|()`", r)
+	}
+	words := strings.FieldsFunc(command, f)
+	for i, w := range words {
+		words[i] = strings.Trim(w, `"'`)
+	}
+	return words
+}
+
+func containsRun(words, run []string) bool {
+	if len(run) == 0 {
+		return false
+	}
+	for i := 0; i+len(run) <= len(words); i++ {
+		if matchRun(words[i:], run) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchRun(words, run []string) bool {
+	for j, r := range run {
+		if words[j] != r && (j > 0 || filepath.Base(words[j]) != r) {
+			return false
+		}
+	}
+	return true
+}
