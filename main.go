@@ -1,0 +1,163 @@
+// Command termhelper runs shell commands for AI tools: a host spawns it and
+// sends JSON-RPC 2.0 requests on its stdin; every command runs on a real
+// terminal inside the project root, and its cleaned output comes back.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/termhelper/termhelper/config"
+	"github.com/termhelper/termhelper/platform"
+	"github.com/termhelper/termhelper/rpc"
+	"github.com/termhelper/termhelper/session"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// flags are shared by the server and the run subcommand.
+type flags struct {
+	root, config, framing, logLevel string
+}
+
+func (f *flags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.root, "root", "", "project root: every command runs inside it (default: the current directory)")
+	fs.StringVar(&f.config, "config", "", "TOML config file (default: .termhelper.toml at the root, else the user's config folder)")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
+}
+
+func run(args []string) int {
+	if len(args) > 0 && args[0] == "run" {
+		return runOnce(args[1:])
+	}
+	fs := flag.NewFlagSet("termhelper", flag.ContinueOnError)
+	var f flags
+	f.register(fs)
+	fs.StringVar(&f.framing, "framing", "auto", "message framing: auto, lsp (Content-Length headers) or ndjson (a message per line)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: termhelper [flags]            serve JSON-RPC 2.0 on stdin/stdout\n"+
+			"       termhelper run [flags] -- COMMAND   run one command and print its result\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	framing, err := rpc.ParseFraming(f.framing)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "termhelper:", err)
+		return 2
+	}
+	srv, log, code := setup(f)
+	if srv == nil {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	if err := srv.Serve(ctx, stdio{}, framing); err != nil {
+		log.Error("serve", "err", err)
+	}
+	return 0
+}
+
+// setup loads the root and the config and builds a server; on failure it
+// prints why and returns the exit code.
+func setup(f flags) (*rpc.Server, *slog.Logger, int) {
+	log, err := newLogger(f.logLevel)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "termhelper:", err)
+		return nil, nil, 2
+	}
+	root := f.root
+	if root == "" {
+		root = "."
+	}
+	root, err = platform.RealRoot(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "termhelper:", err)
+		return nil, nil, 2
+	}
+	cfg, err := config.Load(f.config, root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "termhelper:", err)
+		return nil, nil, 2
+	}
+	platform.Init()
+	return rpc.New(rpc.Options{Root: root, Config: cfg, Log: log}), log, 0
+}
+
+func newLogger(level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("bad --log-level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+// runOnce is `termhelper run -- COMMAND`: the same engine, answered for a
+// person, exiting with the command's exit code.
+func runOnce(args []string) int {
+	fs := flag.NewFlagSet("termhelper run", flag.ContinueOnError)
+	var f flags
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	command := strings.Join(fs.Args(), " ")
+	if strings.TrimSpace(command) == "" {
+		fmt.Fprintln(os.Stderr, "usage: termhelper run [--root DIR] -- COMMAND")
+		return 2
+	}
+	srv, _, code := setup(f)
+	if srv == nil {
+		return code
+	}
+	defer srv.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	res, err := srv.Run(ctx, rpc.RunParams{Command: command})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "termhelper:", err)
+		return 125
+	}
+	return printResult(os.Stdout, res)
+}
+
+func printResult(w io.Writer, r session.Result) int {
+	out := r.Output
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	fmt.Fprint(w, out)
+	if r.Exit == nil {
+		fmt.Fprintf(w, "[%s: %s] termhelper run does not answer prompts; the command was ended\n", r.State, promptText(r))
+		return 1
+	}
+	if r.FullOutputPath != "" {
+		fmt.Fprintf(w, "[full output: %s]\n", r.FullOutputPath)
+	}
+	fmt.Fprintln(w, session.Summary(r))
+	return r.Exit.Code
+}
+
+func promptText(r session.Result) string {
+	if r.Prompt != nil {
+		return strings.TrimSpace(r.Prompt.Text)
+	}
+	return "no prompt"
+}
+
+// stdio is the host's end: requests on stdin, answers on stdout.
+type stdio struct{}
+
+func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
+func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
+func (stdio) Close() error                { return os.Stdin.Close() }

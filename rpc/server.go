@@ -1,0 +1,187 @@
+// Package rpc is termhelper's face on the wire: framing detection, the
+// method table, parameter checks, and the one place where a Go error
+// becomes a JSON-RPC error.
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"runtime"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/termhelper/termhelper/config"
+	"github.com/termhelper/termhelper/session"
+)
+
+// Version is termhelper's version, reported by initialize.
+const Version = "0.1.0"
+
+// Options configure a Server.
+type Options struct {
+	Root   string // real absolute project root
+	Config config.Config
+	Log    *slog.Logger
+	// BaseEnv is the environment commands start from (the helper's own,
+	// later merged with the login shell's). Nil means os.Environ().
+	BaseEnv func() []string
+}
+
+// Server serves one host over one connection.
+type Server struct {
+	opts Options
+	mgr  *session.Manager
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	conn     *jsonrpc2.Conn
+	approval bool
+	trusted  bool
+	shutdown bool
+	exitOnce sync.Once
+	inflight sync.WaitGroup
+	exit     chan struct{}
+	methods  map[string]method
+}
+
+type method func(ctx context.Context, params *json.RawMessage) (any, error)
+
+// New returns a server with its own session manager.
+func New(opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{opts: opts, log: opts.Log, trusted: true, exit: make(chan struct{})}
+	lim := opts.Config.Limits
+	s.mgr = session.NewManager(session.Config{
+		MaxSessions: lim.MaxSessions,
+		Cleaner:     cleanerOptions(opts.Config),
+	}, notifier{s})
+	s.methods = map[string]method{
+		"initialize":     s.initialize,
+		"shutdown":       s.shutdownMethod,
+		"exit":           s.exitMethod,
+		"exec/run":       s.execRun,
+		"session/write":  s.sessionWrite,
+		"session/read":   s.sessionRead,
+		"session/kill":   s.sessionKill,
+		"session/list":   s.sessionList,
+		"session/resize": s.sessionResize,
+	}
+	return s
+}
+
+// Serve answers requests on rwc until the host disconnects, sends exit, or
+// ctx ends. It then ends every command's process tree and returns.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, f Framing) error {
+	st := newStream(rwc, f)
+	st.atEOF = func() {
+		s.log.Info("host closed its input")
+		s.drain()
+	}
+	h := tracked{s, jsonrpc2.HandlerWithError(s.handle).SuppressErrClosed()}
+	conn := jsonrpc2.NewConn(ctx, st, h, jsonrpc2.SetLogger(slogPrinter{s.log}))
+	s.mu.Lock()
+	s.conn = conn
+	s.mu.Unlock()
+	select {
+	case <-conn.DisconnectNotify():
+	case <-s.exit:
+		s.log.Info("exit requested")
+	case <-ctx.Done():
+		s.log.Info("stopping", "cause", context.Cause(ctx))
+	}
+	s.drain()
+	conn.Close()
+	return nil
+}
+
+// drain ends every command's tree, then waits for the requests in flight
+// to send their (now finished) answers.
+func (s *Server) drain() {
+	s.mgr.Close()
+	s.inflight.Wait()
+}
+
+// tracked runs each request in its own goroutine, so that a long exec/run
+// never blocks the next request, and counts it so that shutdown can wait
+// for its answer. The count is taken in the read loop, before the
+// goroutine starts, so that drain never misses one.
+type tracked struct {
+	s *Server
+	h jsonrpc2.Handler
+}
+
+func (t tracked) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	t.s.inflight.Add(1)
+	go func() {
+		defer t.s.inflight.Done()
+		t.h.Handle(ctx, conn, req)
+	}()
+}
+
+// Close ends every command's process tree.
+func (s *Server) Close() { s.mgr.Close() }
+
+func (s *Server) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	m, ok := s.methods[req.Method]
+	if !ok {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}
+	}
+	res, err := m(ctx, req.Params)
+	if err != nil {
+		s.log.Debug("request failed", "method", req.Method, "err", err)
+		return nil, wireError(err)
+	}
+	return res, nil
+}
+
+// notify sends a notification if a host is connected.
+func (s *Server) notify(method string, params any) {
+	s.mu.Lock()
+	conn := s.conn
+	s.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	if err := conn.Notify(context.Background(), method, params); err != nil {
+		s.log.Debug("notification not sent", "method", method, "err", err)
+	}
+}
+
+type notifier struct{ s *Server }
+
+func (n notifier) Exited(id string, r session.Result) {
+	w := finishedWire(r)
+	n.s.notify("session/exited", exitedWire{SessionID: id, ExitCode: w.ExitCode, Signal: w.Signal,
+		DurationMs: w.DurationMs, TimedOut: w.TimedOut, Summary: w.Summary})
+}
+
+func (n notifier) Waiting(id string, p session.Prompt) {
+	n.s.notify("session/waiting", map[string]any{"sessionId": id, "prompt": p})
+}
+
+func (n notifier) Output(id, stream, data string) {
+	n.s.notify("session/output", map[string]any{"sessionId": id, "stream": stream, "data": data})
+}
+
+type slogPrinter struct{ log *slog.Logger }
+
+func (p slogPrinter) Printf(format string, args ...any) {
+	p.log.Debug("jsonrpc2", "msg", sprintf(format, args...))
+}
+
+func platformInfo(cfg config.Config) map[string]string {
+	shell := cfg.Shell
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	kind := "unix-pty"
+	if runtime.GOOS == "windows" {
+		kind = "conpty"
+	}
+	return map[string]string{"os": runtime.GOOS, "arch": runtime.GOARCH, "shell": shell, "pty": kind}
+}
