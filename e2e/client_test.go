@@ -1,0 +1,376 @@
+// Package e2e drives the built termhelper binary over its real protocol,
+// with real processes and terminals.
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "termhelper-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "termhelper")
+	build := exec.Command("go", "build", "-race", "-o", binary, "..")
+	if os.Getenv("TERMHELPER_E2E_NORACE") != "" {
+		build = exec.Command("go", "build", "-o", binary, "..")
+	}
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building termhelper:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// watchdog is the longest any single answer may take in these tests; it
+// is not a timing assertion, only a guard against a hang.
+const watchdog = 60 * time.Second
+
+type message struct {
+	ID     *json.RawMessage `json:"id,omitempty"`
+	Method string           `json:"method,omitempty"`
+	Params json.RawMessage  `json:"params,omitempty"`
+	Result json.RawMessage  `json:"result,omitempty"`
+	Error  *rpcError        `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// client is a host: it spawns termhelper and speaks to it in one framing.
+type client struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lsp     bool
+	stderr  *strings.Builder
+	exited  chan struct{}
+	waitErr error
+
+	mu      sync.Mutex
+	next    int
+	pending map[string]chan message
+	notes   chan message
+	// onRequest answers requests from the helper (approval/request).
+	onRequest func(m message) any
+}
+
+type opt func(*exec.Cmd)
+
+func withEnv(kv ...string) opt {
+	return func(c *exec.Cmd) { c.Env = append(c.Env, kv...) }
+}
+
+// start spawns the helper with root as its project root.
+func start(t *testing.T, framing, root string, args []string, opts ...opt) *client {
+	t.Helper()
+	all := append([]string{"--root", root, "--framing", framing}, args...)
+	cmd := exec.Command(binary, all...)
+	cmd.Env = append(os.Environ(), "TERMHELPER_CONFIG_DIR="+filepath.Join(root, ".cfg-"+t.Name()))
+	for _, o := range opts {
+		o(cmd)
+	}
+	stdin, err := cmd.StdinPipe()
+	must(t, err)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	c := &client{t: t, cmd: cmd, stdin: stdin, lsp: framing == "lsp", stderr: &strings.Builder{},
+		exited: make(chan struct{}), pending: map[string]chan message{}, notes: make(chan message, 10000)}
+	cmd.Stderr = &lockedWriter{w: c.stderr}
+	must(t, cmd.Start())
+	go c.readLoop(bufio.NewReader(stdout))
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	t.Cleanup(func() { c.stop() })
+	return c
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stop closes stdin and waits for the helper, killing it after the watchdog.
+func (c *client) stop() {
+	c.stdin.Close()
+	select {
+	case <-c.exited:
+	case <-time.After(watchdog):
+		c.cmd.Process.Kill()
+		<-c.exited
+		c.t.Errorf("helper did not exit after stdin EOF; stderr:\n%s", c.stderr)
+	}
+}
+
+func (c *client) readLoop(r *bufio.Reader) {
+	for {
+		data, err := c.readFrame(r)
+		if err != nil {
+			return
+		}
+		var m message
+		if err := json.Unmarshal(data, &m); err != nil {
+			c.t.Errorf("helper sent bad JSON %q: %v", data, err)
+			return
+		}
+		switch {
+		case m.Method != "" && m.ID != nil:
+			go c.answer(m)
+		case m.Method != "":
+			c.notes <- m
+		default:
+			c.deliver(m)
+		}
+	}
+}
+
+func (c *client) readFrame(r *bufio.Reader) ([]byte, error) {
+	if !c.lsp {
+		return r.ReadBytes('\n')
+	}
+	n := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			n, _ = strconv.Atoi(v)
+		}
+	}
+	buf := make([]byte, n)
+	_, err := io.ReadFull(r, buf)
+	return buf, err
+}
+
+func (c *client) deliver(m message) {
+	key := "null"
+	if m.ID != nil {
+		key = string(*m.ID)
+	}
+	c.mu.Lock()
+	ch := c.pending[key]
+	delete(c.pending, key)
+	c.mu.Unlock()
+	if ch == nil {
+		c.notes <- m // an answer to a raw message: kept for the test to see
+		return
+	}
+	ch <- m
+}
+
+func (c *client) answer(m message) {
+	var result any
+	if c.onRequest != nil {
+		result = c.onRequest(m)
+	}
+	c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+}
+
+func (c *client) send(v any) {
+	data, err := json.Marshal(v)
+	must(c.t, err)
+	c.sendRaw(data)
+}
+
+func (c *client) sendRaw(data []byte) {
+	var frame []byte
+	if c.lsp {
+		frame = append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(data))), data...)
+	} else {
+		frame = append(append([]byte{}, data...), '\n')
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stdin.Write(frame)
+}
+
+// call sends a request and waits for its answer.
+func (c *client) call(method string, params any) (json.RawMessage, *rpcError) {
+	c.t.Helper()
+	ch := c.callAsync(method, params)
+	return c.await(ch, method)
+}
+
+func (c *client) callAsync(method string, params any) chan message {
+	c.mu.Lock()
+	c.next++
+	id := c.next
+	ch := make(chan message, 1)
+	c.pending[strconv.Itoa(id)] = ch
+	c.mu.Unlock()
+	c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return ch
+}
+
+func (c *client) await(ch chan message, what string) (json.RawMessage, *rpcError) {
+	c.t.Helper()
+	select {
+	case m := <-ch:
+		return m.Result, m.Error
+	case <-c.exited:
+		c.t.Fatalf("%s: helper exited (%v); stderr:\n%s", what, c.waitErr, c.stderr)
+	case <-time.After(watchdog):
+		c.t.Fatalf("%s: no answer within %s; stderr:\n%s", what, watchdog, c.stderr)
+	}
+	return nil, nil
+}
+
+// result is a decoded answer of either shape.
+type result struct {
+	ExitCode       *int    `json:"exitCode"`
+	Signal         *string `json:"signal"`
+	DurationMs     int64   `json:"durationMs"`
+	TimedOut       bool    `json:"timedOut"`
+	Output         string  `json:"output"`
+	Stderr         *string `json:"stderr"`
+	Truncated      bool    `json:"truncated"`
+	FullOutputPath *string `json:"fullOutputPath"`
+	Summary        string  `json:"summary"`
+	SessionID      string  `json:"sessionId"`
+	Pid            int     `json:"pid"`
+	State          string  `json:"state"`
+	Prompt         *struct {
+		Text   string `json:"text"`
+		Secret bool   `json:"secret"`
+	} `json:"prompt"`
+}
+
+// run calls a method that answers in a result shape, failing on an error.
+func (c *client) run(method string, params any) result {
+	c.t.Helper()
+	raw, rerr := c.call(method, params)
+	if rerr != nil {
+		c.t.Fatalf("%s %v: error %d %s", method, params, rerr.Code, rerr.Message)
+	}
+	var r result
+	must(c.t, json.Unmarshal(raw, &r))
+	return r
+}
+
+func (c *client) exec(params map[string]any) result {
+	c.t.Helper()
+	return c.run("exec/run", params)
+}
+
+// note waits for the next notification of method.
+func (c *client) note(method string) message {
+	c.t.Helper()
+	deadline := time.After(watchdog)
+	for {
+		select {
+		case m := <-c.notes:
+			if m.Method == method {
+				return m
+			}
+		case <-deadline:
+			c.t.Fatalf("no %s notification within %s", method, watchdog)
+		}
+	}
+}
+
+// marker returns a number unique to this test, for finding its processes.
+var markerSeq struct {
+	sync.Mutex
+	n int
+}
+
+func marker() string {
+	markerSeq.Lock()
+	defer markerSeq.Unlock()
+	markerSeq.n++
+	return strconv.Itoa(900000 + os.Getpid()%1000*50 + markerSeq.n)
+}
+
+// pidsWith lists processes whose command line contains s.
+func pidsWith(s string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(b), s) {
+			continue
+		}
+		if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); strings.Contains(string(st), ") Z") {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// noneLeft waits (within the watchdog) until no process has s in its command
+// line, and fails if one stays.
+func noneLeft(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(pidsWith(s)) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pids := pidsWith(s)
+	for _, p := range pids {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	t.Fatalf("processes left behind with %q in their command line: %v", s, pids)
+}
+
+// waitFor polls cond until it holds or the watchdog fires.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(watchdog)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var framings = []string{"ndjson", "lsp"}
