@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package e2e drives the built termhelper binary over its real protocol,
 // with real processes and terminals.
 package e2e
