@@ -1,0 +1,239 @@
+package policy
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds how deep strings handed to sh -c, eval and friends are
+// parsed again; past it the line is asked about, never allowed.
+const maxDepth = 8
+
+// analyzer walks one piece of shell code and records reasons in a report.
+type analyzer struct {
+	p     *Policy
+	r     *report
+	env   *shellEnv
+	src   string
+	where string // "" for the line itself, "inside bash -c" for nested code
+	depth int
+	seen  map[*syntax.BinaryCmd]bool
+	// guessing: judging a command under an assumed name (see judgeAs).
+	guessing bool
+	allow    [][]string // the allow list, read once per check
+}
+
+// cmd is one simple command: its words after quote removal, the
+// assignments in front of it, and where it came from.
+type cmd struct {
+	words   []word
+	assigns []assignment
+	text    string       // source of the simple command, for reasons
+	stmt    *syntax.Stmt // the statement whose stdin it reads; nil if unknown
+	extra   bool         // more arguments come at run time (xargs)
+	level   int          // wrappers peeled off so far
+}
+
+type assignment struct {
+	name string
+	raw  string
+	val  word
+}
+
+func (p *Policy) analyze(command, dir string) *report {
+	a := &analyzer{
+		p:     p,
+		r:     &report{},
+		allow: splitEntries(p.allowEntries()),
+		env:   &shellEnv{home: p.home, cwd: dir, vars: map[string]string{}, ppid: strconv.Itoa(p.procs.helperPID)},
+	}
+	a.run(command)
+	return a.r
+}
+
+func parse(src string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+}
+
+// run parses and walks src with this analyzer's state.
+func (a *analyzer) run(src string) {
+	f, err := parse(src)
+	if err != nil {
+		a.ask("", "", "cannot parse the command: "+err.Error())
+		return
+	}
+	a.src = src
+	a.seen = map[*syntax.BinaryCmd]bool{}
+	syntax.Walk(f, a.visit)
+}
+
+// nested analyses code the line hands to another shell (sh -c, eval,
+// watch). env carries assignments made for that shell only.
+func (a *analyzer) nested(code, where string, env *shellEnv) {
+	if a.depth >= maxDepth {
+		a.ask(code, "", "shell code nested too deep to judge")
+		return
+	}
+	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing, allow: a.allow}
+	sub.run(code)
+}
+
+func (a *analyzer) deny(part, in, why string) {
+	a.r.denyf(part, in, a.withWhere(why))
+}
+
+func (a *analyzer) ask(part, in, why string) {
+	a.r.askf(part, in, a.withWhere(why))
+}
+
+func (a *analyzer) withWhere(why string) string {
+	if a.where == "" {
+		return why
+	}
+	return why + " (" + a.where + ")"
+}
+
+func (a *analyzer) visit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		a.stmt(n)
+	case *syntax.BinaryCmd:
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			a.pipeline(n)
+		}
+	case *syntax.FuncDecl:
+		a.funcDecl(n)
+	case *syntax.ArithmCmd:
+		if arithmUsesNames(n.X) {
+			a.ask(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
+		}
+	case *syntax.LetClause:
+		a.ask(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
+	case *syntax.TestClause:
+		a.testClause(n)
+	case *syntax.CoprocClause:
+		a.ask(nodeText(a.src, n), "", "starts a coprocess")
+	case *syntax.DeclClause:
+		a.decl(n)
+	}
+	return true
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt) {
+	if call, ok := s.Cmd.(*syntax.CallExpr); ok {
+		a.simple(a.newCmd(s, call))
+	}
+	for _, r := range s.Redirs {
+		a.redirect(s, r)
+	}
+}
+
+// newCmd resolves a call's words in the current state.
+func (a *analyzer) newCmd(s *syntax.Stmt, call *syntax.CallExpr) cmd {
+	c := cmd{text: nodeText(a.src, call), stmt: s}
+	for _, as := range call.Assigns {
+		c.assigns = append(c.assigns, a.assignment(as))
+	}
+	for _, w := range call.Args {
+		c.words = append(c.words, a.env.fields(a.src, w)...)
+	}
+	return c
+}
+
+func (a *analyzer) assignment(as *syntax.Assign) assignment {
+	v := word{known: true}
+	if as.Value != nil {
+		v = a.env.word(a.src, as.Value)
+	}
+	if as.Array != nil || as.Index != nil || as.Append {
+		v = word{text: unknown}
+	}
+	return assignment{name: as.Name.Value, raw: nodeText(a.src, as), val: v}
+}
+
+// cmdsIn lists the simple commands anywhere under n, resolved but not judged.
+func (a *analyzer) cmdsIn(n syntax.Node) []cmd {
+	var out []cmd
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if s, ok := n.(*syntax.Stmt); ok {
+			if call, ok := s.Cmd.(*syntax.CallExpr); ok {
+				out = append(out, a.newCmd(s, call))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// testClause asks about [[ ]] comparisons that evaluate variables as
+// arithmetic (-eq, -lt, ...); everything else in [[ ]] only reads.
+func (a *analyzer) testClause(t *syntax.TestClause) {
+	risky := false
+	syntax.Walk(t.X, func(n syntax.Node) bool {
+		if b, ok := n.(*syntax.BinaryTest); ok {
+			switch b.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				risky = risky || !isNumberTest(b.X) || !isNumberTest(b.Y)
+			}
+		}
+		return !risky
+	})
+	if risky {
+		a.ask(nodeText(a.src, t), "", "arithmetic on variables can run commands hidden in their values")
+	}
+}
+
+func isNumberTest(x syntax.TestExpr) bool {
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	l := w.Lit()
+	return l != "" && strings.Trim(l, "-0123456789") == ""
+}
+
+// decl handles export/declare/local/readonly: they assign like a bare
+// assignment and are themselves judged like a command name.
+func (a *analyzer) decl(d *syntax.DeclClause) {
+	text := nodeText(a.src, d)
+	c := cmd{text: text, words: []word{{raw: d.Variant.Value, text: d.Variant.Value, known: true}}}
+	for _, as := range d.Args {
+		if as.Name == nil {
+			continue
+		}
+		asg := a.assignment(as)
+		if !as.Naked {
+			a.track(asg)
+		}
+		a.checkAssign(asg, text)
+	}
+	a.checkAllowed(c, d.Variant.Value)
+}
+
+// funcDecl denies the fork bomb: a function that calls itself in a pipe or
+// in the background, so each call starts two more.
+func (a *analyzer) funcDecl(f *syntax.FuncDecl) {
+	if f.Name == nil {
+		return
+	}
+	name := f.Name.Value
+	selfCall, spawns := false, false
+	syntax.Walk(f.Body, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && a.env.word(a.src, n.Args[0]).text == name {
+				selfCall = true
+			}
+		case *syntax.Stmt:
+			spawns = spawns || n.Background
+		case *syntax.BinaryCmd:
+			spawns = spawns || n.Op == syntax.Pipe || n.Op == syntax.PipeAll
+		}
+		return true
+	})
+	if selfCall && spawns {
+		a.deny(nodeText(a.src, f), "", "a function that starts copies of itself without end: a fork bomb")
+	}
+}

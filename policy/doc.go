@@ -1,0 +1,14 @@
+// Package policy decides whether a shell command line may run without asking
+// (allow), needs a person's approval (ask), or must never run (deny).
+//
+// It parses the line with mvdan.cc/sh/v3/syntax and judges every simple
+// command the shell would run: in pipelines, lists, subshells, command and
+// process substitutions, function bodies, strings handed to `sh -c`, `eval`
+// or `watch`, and behind wrappers such as env, nice, timeout, nohup, xargs
+// and find -exec. Words are judged after quote removal, so s”udo, \sudo and
+// "sudo" are all sudo; a command name that only exists once the shell runs
+// ($CMD, $(...)) is never allowed.
+//
+// The package never runs anything. It also keeps the per-root list of names
+// a person approved with "always" (Store). See docs/policy.md for the rules.
+package policy

@@ -1,0 +1,263 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"github.com/termhelper/termhelper/config"
+)
+
+// targetKind says how much a delete or permission change would reach.
+type targetKind int
+
+const (
+	notBroad       targetKind = iota
+	kindEscape                // a folder outside the root, reached with ..
+	kindRootAll               // * at the root: everything in it
+	kindRoot                  // the root itself or a folder containing it
+	kindHome                  // the home folder or a folder containing it
+	kindSystem                // / and the system's top folders
+	kindEverything            // the whole file system
+)
+
+// broad classifies a delete target. A target that starts with a variable
+// that may be empty ("$DIR/*") is judged as if it were empty, since that is
+// how such a line wipes / when DIR is unset.
+func (a *analyzer) broad(w word) (targetKind, string) {
+	if w.leadVar != "" {
+		alt := w
+		alt.text, alt.leadVar = strings.TrimPrefix(w.text, unknown), ""
+		if k, why := a.broad(alt); k != notBroad {
+			return k, why + " when " + w.leadVar + " is empty or unset"
+		}
+	}
+	t := w.text
+	if t == "" || strings.Contains(t, unknown) {
+		return notBroad, ""
+	}
+	if isDriveRoot(t) {
+		return kindEverything, "a whole drive"
+	}
+	dir, all := t, false
+	if w.glob {
+		d, b := path.Split(t)
+		if !matchesAll(b) || strings.ContainsAny(d, "*?[") {
+			return notBroad, ""
+		}
+		dir, all = d, true
+		if dir == "" {
+			dir = "."
+		}
+	}
+	kind, why := a.classify(dir)
+	switch {
+	case !all:
+		return kind, why
+	case kind == kindRoot && why == "the project root":
+		return kindRootAll, "everything in the project root"
+	case kind != notBroad:
+		return kind, "everything in " + why
+	}
+	return notBroad, ""
+}
+
+// classify places a path (relative to the working directory) among the
+// places no command may delete.
+func (a *analyzer) classify(p string) (targetKind, string) {
+	rel := !path.IsAbs(p)
+	if rel && a.env.cwd == "" {
+		c := path.Clean(p)
+		if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+			return kindRoot, "the working folder, which an earlier cd makes unknown"
+		}
+		return notBroad, ""
+	}
+	p = joinPath(a.env.cwd, p)
+	root, home := a.p.root, a.env.homeDir()
+	switch {
+	case p == "/":
+		return kindEverything, "the whole file system"
+	case p == root:
+		return kindRoot, "the project root"
+	case home != "" && p == home:
+		return kindHome, "the home folder"
+	case inside(p, root):
+		return kindRoot, "a folder that contains the project root"
+	case home != "" && inside(p, home):
+		return kindHome, "a folder that contains the home folder"
+	case isSystemDir(p):
+		return kindSystem, "a system folder"
+	case rel && !inside(root, p):
+		return kindEscape, "a folder outside the project root"
+	}
+	return notBroad, ""
+}
+
+// inside reports whether p is dir or lies under it.
+func inside(dir, p string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+var systemTops = map[string]bool{
+	"usr": true, "etc": true, "var": true, "opt": true, "home": true, "Users": true,
+	"System": true, "Library": true, "Applications": true, "private": true, "nix": true,
+	"snap": true, "boot": true, "lib": true, "bin": true, "sbin": true, "proc": true,
+	"sys": true, "dev": true, "root": true, "srv": true, "Volumes": true,
+}
+
+// isSystemDir: any top folder (/etc, /tmp), and the second level of the
+// system's own trees (/usr/local, /home/bob, /Users/bob).
+func isSystemDir(p string) bool {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	switch len(parts) {
+	case 1:
+		return true
+	case 2:
+		return systemTops[parts[0]]
+	}
+	return false
+}
+
+func isDriveRoot(t string) bool {
+	t = strings.TrimRight(t, `/\`)
+	return len(t) == 2 && t[1] == ':' && isLetter(t[0])
+}
+
+// matchesAll reports a glob that matches every name in a folder: *, .*, *.*
+func matchesAll(b string) bool {
+	return strings.Contains(b, "*") && strings.Trim(b, "*?.") == ""
+}
+
+// protector matches write targets against the protected paths.
+type protector struct {
+	patterns []protPattern
+}
+
+type protPattern struct {
+	raw    string
+	parts  []string // path elements of the pattern
+	dir    bool     // "x/": the folder and everything in it
+	anchor string   // "" for a name matched at any depth; else the folder it is relative to
+}
+
+func newProtector(pc config.PolicyConfig, root, home, userDir string) *protector {
+	pr := &protector{}
+	for _, raw := range append(append([]string(nil), pc.ProtectedPaths...), pc.LockFiles...) {
+		pr.add(raw, root, home)
+	}
+	if userDir != "" {
+		// The "always" list and the user's config: a command that wrote them
+		// could allow itself.
+		pr.add(userDir+"/", root, home)
+	}
+	return pr
+}
+
+func (pr *protector) add(raw, root, home string) {
+	p := protPattern{raw: raw, dir: strings.HasSuffix(raw, "/")}
+	s := strings.Trim(raw, "/")
+	switch {
+	case strings.HasPrefix(raw, "~/"):
+		p.anchor, s = home, strings.TrimPrefix(s, "~/")
+	case strings.HasPrefix(raw, "/"):
+		p.anchor = "/"
+	case strings.Contains(s, "/"):
+		p.anchor = root
+	}
+	if s == "" {
+		return
+	}
+	p.parts = strings.Split(s, "/")
+	pr.patterns = append(pr.patterns, p)
+}
+
+// match returns the pattern a write to target would touch, or "". target is
+// the path as written; cwd may be "" (unknown), then only patterns that
+// match at any depth can be checked.
+func (pr *protector) match(target, cwd string) string {
+	if target == "" {
+		return ""
+	}
+	abs := target
+	if !path.IsAbs(target) {
+		if cwd == "" {
+			abs = ""
+		} else {
+			abs = joinPath(cwd, target)
+		}
+	} else {
+		abs = path.Clean(target)
+	}
+	rel := strings.Split(path.Clean(target), "/")
+	for _, p := range pr.patterns {
+		if p.anchor == "" && anyDepth(p, rel) || p.anchor == "" && abs != "" && anyDepth(p, strings.Split(abs, "/")) {
+			return p.raw
+		}
+		if p.anchor != "" && abs != "" && anchored(p, abs) {
+			return p.raw
+		}
+	}
+	return ""
+}
+
+// anyDepth matches a pattern without a folder part against every position
+// of the path: ".env*" matches "config/.env.local", ".git/" matches
+// ".git/hooks/pre-commit".
+func anyDepth(p protPattern, elems []string) bool {
+	for i := range elems {
+		rest := elems[i:]
+		if len(rest) < len(p.parts) || !p.dir && len(rest) != len(p.parts) {
+			continue
+		}
+		if elemsMatch(p.parts, rest) {
+			return true
+		}
+	}
+	return false
+}
+
+func anchored(p protPattern, abs string) bool {
+	base := strings.Split(strings.Trim(p.anchor, "/"), "/")
+	if p.anchor == "/" {
+		base = nil
+	}
+	elems := strings.Split(strings.Trim(abs, "/"), "/")
+	if len(elems) < len(base) || !elemsMatch(base, elems) {
+		return false
+	}
+	rest := elems[len(base):]
+	if len(rest) < len(p.parts) || !p.dir && len(rest) != len(p.parts) {
+		return false
+	}
+	return elemsMatch(p.parts, rest)
+}
+
+func elemsMatch(pats, elems []string) bool {
+	for i, pat := range pats {
+		if !elemMatch(pat, elems[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// elemMatch matches one path element against one pattern element. The
+// element may itself be a glob the shell expands ("> .en*"): then it
+// matches when it could name what the pattern protects.
+func elemMatch(pat, elem string) bool {
+	if strings.Contains(elem, unknown) {
+		return false
+	}
+	if ok, _ := path.Match(pat, elem); ok {
+		return true
+	}
+	if !strings.ContainsAny(elem, "*?[") || matchesAll(elem) {
+		return false // a plain name, or a * that the broad-target rules judge
+	}
+	probe := strings.NewReplacer("*", "", "?", "x", "[", "", "]", "").Replace(pat)
+	if strings.HasPrefix(probe, ".") && !strings.HasPrefix(elem, ".") {
+		return false // the shell's * does not match a leading dot
+	}
+	ok, _ := path.Match(elem, probe)
+	return ok
+}
