@@ -91,7 +91,11 @@ func setup(f flags) (*rpc.Server, *slog.Logger, int) {
 		return nil, nil, 2
 	}
 	platform.Init()
-	return rpc.New(rpc.Options{Root: root, Config: cfg, Log: log}), log, 0
+	opts := rpc.Options{Root: root, Config: cfg, Log: log}
+	if cache, err := os.UserCacheDir(); err == nil {
+		opts.StateDir = session.StateDir(cache, root)
+	}
+	return rpc.New(opts), log, 0
 }
 
 func newLogger(level string) (*slog.Logger, error) {

@@ -200,3 +200,29 @@ func StartTime(pid int) (uint64, bool) {
 	}
 	return st.start, true
 }
+
+// KillLeftovers ends what a dead helper left behind: every process whose
+// tag starts with prefix, and each listed pid whose start time is still the
+// recorded one (so a pid reused by an unrelated process is never touched).
+func KillLeftovers(prefix string, pids map[int]uint64) int {
+	self := os.Getpid()
+	var victims []int
+	want := []byte(TagVar + "=" + prefix)
+	forEachProc(func(st procStat) {
+		if st.pid == self || st.state == 'Z' {
+			return
+		}
+		if start, ok := pids[st.pid]; ok && start == st.start {
+			victims = append(victims, st.pid)
+			return
+		}
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(st.pid) + "/environ")
+		if err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))) {
+			victims = append(victims, st.pid)
+		}
+	})
+	for _, p := range victims {
+		unix.Kill(p, unix.SIGKILL)
+	}
+	return len(victims)
+}

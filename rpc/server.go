@@ -28,6 +28,9 @@ type Options struct {
 	// BaseEnv is the environment commands start from (the helper's own,
 	// later merged with the login shell's). Nil means os.Environ().
 	BaseEnv func() []string
+	// StateDir, when set, is where the helper records its commands so
+	// that the next helper for the root ends them if this one is killed.
+	StateDir string
 }
 
 // Server serves one host over one connection.
@@ -60,6 +63,13 @@ func New(opts Options) *Server {
 		MaxSessions: lim.MaxSessions,
 		Cleaner:     cleanerOptions(opts.Config),
 	}, notifier{s})
+	if opts.StateDir != "" {
+		if n, err := s.mgr.EnableState(opts.StateDir); err != nil {
+			s.log.Warn("no state file: leftovers of a killed helper will not be found", "err", err)
+		} else if n > 0 {
+			s.log.Info("ended the leftovers of a helper that died", "processes", n)
+		}
+	}
 	s.methods = map[string]method{
 		"initialize":     s.initialize,
 		"shutdown":       s.shutdownMethod,

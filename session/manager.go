@@ -49,6 +49,9 @@ type Manager struct {
 	next     int
 	closed   bool
 	wg       sync.WaitGroup
+
+	stateFile string // where this helper records its commands ("" : nowhere)
+	saveMu    sync.Mutex
 }
 
 // NewManager returns a manager; n receives the notifications.
@@ -100,6 +103,7 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 	m.sessions[id] = s
 	m.wg.Add(1)
 	s.run()
+	go m.saveState()
 	return s, nil
 }
 
@@ -150,6 +154,7 @@ func (m *Manager) List() []Info {
 // finished is called by a session's reaper once it has ended.
 func (m *Manager) finished(s *Session) {
 	time.AfterFunc(m.cfg.Linger, func() { m.forget(s.id) })
+	m.saveState()
 	go func() {
 		s.wg.Wait()
 		m.wg.Done()
@@ -182,4 +187,5 @@ func (m *Manager) Close() {
 	}
 	wg.Wait()
 	m.wg.Wait()
+	m.removeState()
 }
