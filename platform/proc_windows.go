@@ -53,3 +53,7 @@ func IsEOF(error) bool { return true }
 
 // StartTime is not known on Windows yet.
 func StartTime(int) (uint64, bool) { return 0, false }
+
+// KillLeftovers is not implemented on Windows yet: the job objects end
+// with their helper.
+func KillLeftovers(string, map[int]uint64) int { return 0 }
