@@ -27,7 +27,7 @@ func (s *Session) Answer(o AnswerOpts) Result {
 		if s.state == Exited {
 			return s.finishLocked()
 		}
-		if o.Now || (!o.UntilExit && s.freshPromptLocked()) || (o.OnOutput && s.pendingLocked()) {
+		if o.Now || (!o.UntilExit && s.state == Waiting) || (o.OnOutput && s.pendingLocked()) {
 			return s.aliveLocked()
 		}
 		ch := s.changed
@@ -38,13 +38,6 @@ func (s *Session) Answer(o AnswerOpts) Result {
 			o.Now = true
 		}
 	}
-}
-
-// freshPromptLocked: the command waits for input, and not merely because
-// it has not yet read the input just written to it.
-func (s *Session) freshPromptLocked() bool {
-	return s.state == Waiting &&
-		(s.lastWrite.IsZero() || s.wroteOut || time.Since(s.lastWrite) >= writeSettle)
 }
 
 func (s *Session) pendingLocked() bool {

@@ -17,9 +17,6 @@ const drainDeadline = 150 * time.Millisecond
 // pollInterval paces the check of whether a command is blocked on input.
 const pollInterval = 50 * time.Millisecond
 
-// writeSettle is how long after an input a blocked read counts as a new
-// prompt even when the command printed nothing in between (echo off).
-const writeSettle = 150 * time.Millisecond
 
 // Session is one command and its process tree.
 type Session struct {
@@ -42,7 +39,6 @@ type Session struct {
 	killedBy   string
 	handed     bool // an alive answer named this session to the host
 	lastWrite  time.Time
-	wroteOut   bool // output arrived since lastWrite
 	lastOutput time.Time
 	secrets    []string
 	reported   bool // the finished answer was given
@@ -84,7 +80,6 @@ func (s *Session) read(st *stream, r io.Reader) {
 			s.mu.Lock()
 			st.write(buf[:n], s.m.streamOutput.Load())
 			s.lastOutput = time.Now()
-			s.wroteOut = true
 			s.broadcast()
 			s.mu.Unlock()
 		}
@@ -196,6 +191,11 @@ func (s *Session) checkInput() {
 	if !in.Known {
 		waiting = time.Since(s.lastOutput) >= s.m.cfg.QuietPrompt && LooksLikePrompt(s.out.clean.LastLine())
 	}
+	if waiting && time.Since(s.lastWrite) < pollInterval {
+		// The read seen may be the one the input was just written to,
+		// before the command has woken to take it.
+		return
+	}
 	was := s.state == Waiting
 	switch {
 	case waiting && !was:
@@ -209,10 +209,6 @@ func (s *Session) checkInput() {
 	case !waiting && was:
 		s.state = s.liveState()
 		s.prompt = nil
-		s.broadcast()
-	case waiting && !s.lastWrite.IsZero() && !s.wroteOut:
-		// A silent read after an input: wake the waiter to see if it has
-		// settled into a new prompt.
 		s.broadcast()
 	}
 }
@@ -291,7 +287,11 @@ func (s *Session) Write(input string, secret bool) error {
 		}
 	}
 	s.lastWrite = time.Now()
-	s.wroteOut = false
+	if s.state == Waiting {
+		// Answered: a prompt from now on is a new one.
+		s.state = s.liveState()
+		s.prompt = nil
+	}
 	s.mu.Unlock()
 	_, err := io.WriteString(s.proc.Input, input)
 	return err
