@@ -17,7 +17,6 @@ const drainDeadline = 150 * time.Millisecond
 // pollInterval paces the check of whether a command is blocked on input.
 const pollInterval = 50 * time.Millisecond
 
-
 // Session is one command and its process tree.
 type Session struct {
 	id      string
