@@ -11,13 +11,17 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/platform"
+	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
 	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/spill"
+	"github.com/termhelper/termhelper/trash"
 )
 
 func main() {
@@ -94,8 +98,54 @@ func setup(f flags) (*rpc.Server, *slog.Logger, int) {
 	opts := rpc.Options{Root: root, Config: cfg, Log: log}
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = session.StateDir(cache, root)
+		opts.ShimDir, opts.TrashDir = rmShim(cache, root, log)
 	}
+	opts.Store = allowStore(root, log)
+	opts.Policy = policy.New(cfg, root, opts.Store)
+	go housekeeping(opts.TrashDir, log)
 	return rpc.New(opts), log, 0
+}
+
+// allowStore opens the persisted "always" list; without it, approvals
+// still work but do not survive a restart.
+func allowStore(root string, log *slog.Logger) *policy.Store {
+	dir, err := config.UserDir()
+	if err == nil {
+		var st *policy.Store
+		if st, err = policy.OpenStore(dir, root); err == nil {
+			return st
+		}
+	}
+	log.Warn("always-allow answers will not persist", "err", err)
+	return nil
+}
+
+// rmShim installs the rm that moves files to the root's trash.
+func rmShim(cache, root string, log *slog.Logger) (string, string) {
+	shim, err := trash.Shim(filepath.Join(cache, "termhelper", "shim"))
+	if err != nil {
+		log.Info("no rm shim", "err", err)
+		return "", ""
+	}
+	dir, err := trash.Dir(root)
+	if err != nil {
+		log.Warn("no trash folder: rm deletes for good", "err", err)
+		return "", ""
+	}
+	return shim, dir
+}
+
+// housekeeping prunes spill files and trash older than a week, off the
+// start-up path.
+func housekeeping(trashDir string, log *slog.Logger) {
+	if err := spill.Prune(spill.DefaultMaxAge); err != nil {
+		log.Debug("pruning spill files", "err", err)
+	}
+	if trashDir != "" {
+		if err := trash.Prune(trashDir, trash.MaxAge); err != nil {
+			log.Debug("pruning trash", "err", err)
+		}
+	}
 }
 
 func newLogger(level string) (*slog.Logger, error) {

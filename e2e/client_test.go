@@ -376,3 +376,29 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 var framings = []string{"ndjson", "lsp"}
+
+// nextNote returns the next unsolicited message (a notification, or an
+// answer to a raw message).
+func (c *client) nextNote() message {
+	c.t.Helper()
+	select {
+	case m := <-c.notes:
+		return m
+	case <-time.After(watchdog):
+		c.t.Fatalf("no message within %s", watchdog)
+	}
+	return message{}
+}
+
+// within waits for ch or fails at the watchdog.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(watchdog):
+		t.Fatalf("%s: nothing within %s", what, watchdog)
+	}
+	var zero T
+	return zero
+}

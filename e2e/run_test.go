@@ -125,12 +125,7 @@ func TestTimeoutKillsGroupAndGrandchild(t *testing.T) {
 		go func() { done <- c.exec(map[string]any{"command": cmd, "timeoutMs": 500}) }()
 		// The tree is really there while it runs.
 		waitFor(t, "the sleeps to start", func() bool { return len(pidsWith(m)) >= 2 })
-		var r result
-		select {
-		case r = <-done:
-		case <-time.After(watchdog):
-			t.Fatal("no answer")
-		}
+		r := within(t, done, "the answer")
 		assert.True(t, r.TimedOut)
 		require.NotNil(t, r.ExitCode)
 		assert.NotEqual(t, 0, *r.ExitCode)
@@ -277,23 +272,23 @@ func TestRequestsRunConcurrently(t *testing.T) {
 func TestBadMessagesKeepTheHelperServing(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		c.sendRaw([]byte(`{"jsonrpc":"2.0","id":1,"method":`))
-		m := <-c.notes
+		m := c.nextNote()
 		require.NotNil(t, m.Error, "%+v", m)
 		assert.Equal(t, -32700, m.Error.Code)
 
 		c.sendRaw([]byte(`[1,2]`))
-		m = <-c.notes
+		m = c.nextNote()
 		require.NotNil(t, m.Error)
 		assert.Equal(t, -32600, m.Error.Code)
 
 		c.sendRaw([]byte(`{"jsonrpc":"2.0","id":"x"}`))
-		m = <-c.notes
+		m = c.nextNote()
 		require.NotNil(t, m.Error)
 		assert.Equal(t, -32600, m.Error.Code)
 
 		// Invalid UTF-8 inside a string becomes U+FFFD; the command runs.
 		c.sendRaw([]byte("{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"exec/run\",\"params\":{\"command\":\"echo \xff ok\"}}"))
-		m = <-c.notes
+		m = c.nextNote()
 		require.Nil(t, m.Error)
 		assert.Contains(t, string(m.Result), "\ufffd ok")
 
@@ -344,7 +339,7 @@ func TestHugeMessageIsRefused(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		big := strings.Repeat("x", 33<<20)
 		c.sendRaw([]byte(`{"jsonrpc":"2.0","id":7,"method":"exec/run","params":{"command":"echo ` + big + `"}}`))
-		m := <-c.notes
+		m := c.nextNote()
 		require.NotNil(t, m.Error)
 		assert.Equal(t, -32600, m.Error.Code)
 		r := c.exec(map[string]any{"command": "echo after"})

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -232,7 +231,7 @@ func TestHelperKilledThenRestartedLeavesNothing(t *testing.T) {
 	require.Equal(t, "background", r.State)
 	waitFor(t, "the sleeps", func() bool { return len(pidsWith(m)) >= 2 })
 	require.NoError(t, c.cmd.Process.Signal(syscall.SIGKILL))
-	<-c.exited
+	within(t, c.exited, "the helper's death")
 	// The direct child dies with its parent; the escaped one is still here.
 	c2 := start(t, "ndjson", root, nil, withEnv("XDG_CACHE_HOME="+cache))
 	c2.exec(map[string]any{"command": "true"})
@@ -261,12 +260,10 @@ func TestManySessionsLeaveNothing(t *testing.T) {
 		}()
 	}
 	for range ids {
-		r := <-done
+		r := within(t, done, "a kill's answer")
 		require.NotNil(t, r.ExitCode)
 	}
 	waitFor(t, "every session's process to end", func() bool {
-		out := c.exec(map[string]any{"command": "true"})
-		_ = out
 		return countFds(c.cmd.Process.Pid) < fdsBefore-50
 	})
 	noneLeft(t, "while true; do echo line")
@@ -283,5 +280,3 @@ func countFds(pid int) int {
 	entries, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
 	return len(entries)
 }
-
-var _ = time.Second

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -87,9 +88,14 @@ func (s *Server) execRun(ctx context.Context, raw *json.RawMessage) (any, error)
 }
 
 // Run runs a command as exec/run does and returns its first answer.
-func (s *Server) Run(_ context.Context, p RunParams) (session.Result, error) {
+func (s *Server) Run(ctx context.Context, p RunParams) (session.Result, error) {
 	spec, yield, err := s.buildSpec(p)
 	if err != nil {
+		return session.Result{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := s.approve(ctx, p.Command, spec.Dir); err != nil {
 		return session.Result{}, err
 	}
 	s.mu.Lock()
@@ -139,7 +145,7 @@ func (s *Server) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 	if p.Rows == 0 {
 		p.Rows = 48
 	}
-	dir, err := platform.ResolveDir(s.opts.Root, p.Cwd)
+	dir, err := s.resolveDir(p.Cwd)
 	if err != nil {
 		return spec, 0, err
 	}
@@ -147,7 +153,7 @@ func (s *Server) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 		Command:        p.Command,
 		Argv:           platform.ShellArgv(s.opts.Config.Shell, p.Command),
 		Dir:            dir,
-		Env:            s.commandEnv(p.Env),
+		Env:            s.commandEnv(p.Command, p.Env),
 		PTY:            p.Mode != "pipes",
 		SeparateStderr: p.Mode != "pipes" && p.Stderr == "separate",
 		Cols:           p.Cols,
@@ -168,9 +174,28 @@ func checkRange(field string, v *int64) error {
 	return nil
 }
 
-func (s *Server) commandEnv(set map[string]*string) []string {
+func (s *Server) resolveDir(cwd string) (string, error) {
+	return platform.ResolveDir(s.opts.Root, cwd)
+}
+
+// commandEnv layers, lowest first: the base environment, the
+// non-interactive defaults, the rm shim, and the request's own variables.
+func (s *Server) commandEnv(command string, set map[string]*string) []string {
 	base := s.baseEnv()
-	return platform.MergeEnv(base, false, platform.DefaultsFor(base), set)
+	return platform.MergeEnv(base, false, platform.DefaultsFor(base), s.shimEnv(base, command), set)
+}
+
+func (s *Server) shimEnv(base []string, command string) map[string]*string {
+	if s.opts.ShimDir == "" || s.opts.TrashDir == "" {
+		return nil
+	}
+	path := s.opts.ShimDir
+	for _, kv := range base {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok && v != "" {
+			path += string(os.PathListSeparator) + v
+		}
+	}
+	return map[string]*string{"PATH": &path, "TERMHELPER_TRASH_DIR": &s.opts.TrashDir, "TERMHELPER_COMMAND": &command}
 }
 
 func (s *Server) baseEnv() []string {

@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/termhelper/termhelper/config"
+	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/session"
 )
 
@@ -31,6 +32,12 @@ type Options struct {
 	// StateDir, when set, is where the helper records its commands so
 	// that the next helper for the root ends them if this one is killed.
 	StateDir string
+
+	Policy *policy.Policy // nil: every command runs
+	Store  *policy.Store  // where "always" answers are kept
+	// ShimDir holds the rm shim, first on every command's PATH; TrashDir
+	// is where it moves what rm would delete. Empty: no shim.
+	ShimDir, TrashDir string
 }
 
 // Server serves one host over one connection.
@@ -45,6 +52,8 @@ type Server struct {
 	trusted  bool
 	shutdown bool
 	exitOnce sync.Once
+	stopping chan struct{} // closed when the helper starts shutting down
+	stopOnce sync.Once
 	inflight sync.WaitGroup
 	exit     chan struct{}
 	methods  map[string]method
@@ -57,7 +66,7 @@ func New(opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: opts.Log, trusted: true, exit: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Log, trusted: true, exit: make(chan struct{}), stopping: make(chan struct{})}
 	lim := opts.Config.Limits
 	s.mgr = session.NewManager(session.Config{
 		MaxSessions: lim.MaxSessions,
@@ -80,6 +89,9 @@ func New(opts Options) *Server {
 		"session/kill":   s.sessionKill,
 		"session/list":   s.sessionList,
 		"session/resize": s.sessionResize,
+		"policy/check":   s.policyCheck,
+		"trash/list":     s.trashList,
+		"trash/restore":  s.trashRestore,
 	}
 	return s
 }
@@ -112,8 +124,23 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, f Framing) e
 // drain ends every command's tree, then waits for the requests in flight
 // to send their (now finished) answers.
 func (s *Server) drain() {
+	s.stopOnce.Do(func() { close(s.stopping) })
 	s.mgr.Close()
 	s.inflight.Wait()
+}
+
+// closing returns a context that ends when the helper starts shutting
+// down, so that nothing in flight waits for a host that is gone.
+func (s *Server) closing(parent context.Context) context.Context {
+	ctx, cancel := context.WithCancel(parent)
+	go func() {
+		select {
+		case <-s.stopping:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx
 }
 
 // tracked runs each request in its own goroutine, so that a long exec/run
