@@ -28,7 +28,9 @@ func MergeEnv(base []string, foldCase bool, layers ...map[string]*string) []stri
 	vals := map[string]string{}
 	names := map[string]string{}
 	set := func(k, v string) {
-		names[key(k)] = k
+		if _, ok := names[key(k)]; !ok {
+			names[key(k)] = k
+		}
 		vals[key(k)] = v
 	}
 	for _, kv := range base {
@@ -40,6 +42,7 @@ func MergeEnv(base []string, foldCase bool, layers ...map[string]*string) []stri
 		for k, v := range layer {
 			if v == nil {
 				delete(vals, key(k))
+				delete(names, key(k))
 				continue
 			}
 			set(k, *v)
@@ -53,8 +56,10 @@ func MergeEnv(base []string, foldCase bool, layers ...map[string]*string) []stri
 	return out
 }
 
-// DefaultsFor returns the defaults as a layer, leaving out what base
-// already sets and adding a UTF-8 locale where none is set.
+// DefaultsFor returns the defaults as a layer over base: they replace the
+// helper's own values (a PAGER=less the editor was started with would
+// still hang a command), and a UTF-8 locale is added only where base sets
+// none.
 func DefaultsFor(base []string) map[string]*string {
 	have := map[string]bool{}
 	for _, kv := range base {
@@ -63,9 +68,7 @@ func DefaultsFor(base []string) map[string]*string {
 	}
 	layer := map[string]*string{}
 	for k, v := range Defaults {
-		if k == "TERM" || !have[k] {
-			layer[k] = &v
-		}
+		layer[k] = &v
 	}
 	if !have["LANG"] && !have["LC_ALL"] {
 		utf8 := "C.UTF-8"

@@ -1,0 +1,88 @@
+package platform
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startOn starts script on a terminal and drains its output; the process
+// tree is ended when the test ends.
+func startOn(t *testing.T, script string) *Process {
+	t.Helper()
+	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", script), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, p.Output)
+	t.Cleanup(func() {
+		p.Kill(SIGKILL, 0)
+		p.Wait()
+		p.Close()
+	})
+	return p
+}
+
+// eventually polls the input state until want holds; the watchdog only
+// guards against a hang.
+func eventually(t *testing.T, p *Process, what string, want func(InputState) bool) InputState {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := p.InputState()
+		if want(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: last state %+v", what, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestInputStateSeesABlockedRead(t *testing.T) {
+	p := startOn(t, `read -p "name: " x`)
+	st := eventually(t, p, "a read of the terminal", func(s InputState) bool { return s.Waiting })
+	if !st.Known || st.Secret {
+		t.Fatalf("a plain read: %+v", st)
+	}
+}
+
+func TestInputStateSeesASecretRead(t *testing.T) {
+	p := startOn(t, `read -s -p "Password: " x`)
+	eventually(t, p, "a password read", func(s InputState) bool { return s.Waiting && s.Secret })
+}
+
+func TestInputStateNeverCallsSleepWaiting(t *testing.T) {
+	p := startOn(t, `sleep 30`)
+	for range 20 {
+		if st := p.InputState(); st.Waiting || !st.Known {
+			t.Fatalf("sleep reported as %+v", st)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+func TestKillTreeReachesEscapedProcesses(t *testing.T) {
+	p := startOn(t, `setsid sleep 3001 & (sleep 3002 &) ; sleep 3003`)
+	deadline := time.Now().Add(20 * time.Second)
+	// bash, the setsid'd sleep, the orphaned one; bash execs the last sleep.
+	for len(treeMembers(p.Pid, t.Name())) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("members: %v", treeMembers(p.Pid, t.Name()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	members := treeMembers(p.Pid, t.Name())
+	p.Kill(SIGTERM, time.Second)
+	for _, m := range members {
+		if b, err := os.ReadFile("/proc/" + itoa(m) + "/stat"); err == nil && !strings.Contains(string(b), ") Z") {
+			t.Errorf("process %d is still alive: %s", m, b)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
