@@ -3,7 +3,6 @@ module github.com/termhelper/termhelper
 go 1.26.0
 
 require (
-	github.com/UserExistsError/conpty v0.1.4
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/creack/pty v1.1.24
 	github.com/pelletier/go-toml/v2 v2.4.3

@@ -12,8 +12,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/platform"
@@ -60,10 +62,11 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return 2
 	}
-	srv, log, code := setup(f)
+	srv, log, cleanup, code := setup(f)
 	if srv == nil {
 		return code
 	}
+	defer cleanup()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	if err := srv.Serve(ctx, stdio{}, framing); err != nil {
@@ -72,13 +75,13 @@ func run(args []string) int {
 	return 0
 }
 
-// setup loads the root and the config and builds a server; on failure it
-// prints why and returns the exit code.
-func setup(f flags) (*rpc.Server, *slog.Logger, int) {
+// setup loads the root and the config and builds a server, with a cleanup
+// to run after it; on failure it prints why and returns the exit code.
+func setup(f flags) (*rpc.Server, *slog.Logger, func(), int) {
 	log, err := newLogger(f.logLevel)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
-		return nil, nil, 2
+		return nil, nil, nil, 2
 	}
 	root := f.root
 	if root == "" {
@@ -87,12 +90,12 @@ func setup(f flags) (*rpc.Server, *slog.Logger, int) {
 	root, err = platform.RealRoot(root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
-		return nil, nil, 2
+		return nil, nil, nil, 2
 	}
 	cfg, err := config.Load(f.config, root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
-		return nil, nil, 2
+		return nil, nil, nil, 2
 	}
 	platform.Init()
 	opts := rpc.Options{Root: root, Config: cfg, Log: log}
@@ -100,10 +103,18 @@ func setup(f flags) (*rpc.Server, *slog.Logger, int) {
 		opts.StateDir = session.StateDir(cache, root)
 		opts.ShimDir, opts.TrashDir = rmShim(cache, root, log)
 	}
+	cleanup := func() {}
+	if cfg.LoginEnv && runtime.GOOS != "windows" {
+		// Resolved in the background: commands started before it is
+		// ready use the helper's own environment.
+		login := platform.StartLoginEnv(os.Getenv("SHELL"), 10*time.Second, log)
+		opts.BaseEnv = func() []string { return platform.MergeLoginEnv(os.Environ(), login.Env()) }
+		cleanup = login.Close
+	}
 	opts.Store = allowStore(root, log)
 	opts.Policy = policy.New(cfg, root, opts.Store)
 	go housekeeping(opts.TrashDir, log)
-	return rpc.New(opts), log, 0
+	return rpc.New(opts), log, cleanup, 0
 }
 
 // allowStore opens the persisted "always" list; without it, approvals
@@ -170,10 +181,11 @@ func runOnce(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: termhelper run [--root DIR] -- COMMAND")
 		return 2
 	}
-	srv, _, code := setup(f)
+	srv, _, cleanup, code := setup(f)
 	if srv == nil {
 		return code
 	}
+	defer cleanup()
 	defer srv.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()

@@ -4,6 +4,7 @@ package platform
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"unsafe"
@@ -30,7 +31,7 @@ var conptyAvailable = sync.OnceValue(func() bool {
 })
 
 // errNoConPTY is returned before Windows 10 1809, which has no ConPTY.
-var errNoConPTY = errors.New("this Windows has no pseudo console (ConPTY needs Windows 10 1809 or later); use mode \"pipes\"")
+var errNoConPTY = fmt.Errorf("%w: ConPTY needs Windows 10 1809 or later; use mode \"pipes\"", ErrUnsupported)
 
 // pseudoConsole is one ConPTY; its console host (conhost.exe) renders what
 // the command writes as VT text on the output pipe.

@@ -84,6 +84,11 @@ func (le *LoginEnv) Env() []string {
 	return slices.Clone(le.env)
 }
 
+// Settled is closed once the first read has ended, with an environment
+// or without one: what a one-shot run can wait for, briefly, before it
+// starts its command.
+func (le *LoginEnv) Settled() <-chan struct{} { return le.settled }
+
 // Close stops the watcher, ending a read in progress, and waits for it.
 func (le *LoginEnv) Close() {
 	le.closeOnce.Do(func() {

@@ -296,7 +296,8 @@ func (p *Process) Wait() (Exit, error) {
 
 // windowsExit reads an exit code as on Unix: a job this package terminated
 // for a signal reports 128+N and the signal, and so does a console program
-// that Ctrl-C ended.
+// that Ctrl-C ended. Other codes are signed, as PowerShell's $LASTEXITCODE
+// shows them: exit(-1) is -1, a crash a negative NTSTATUS.
 func windowsExit(code uint32, killedBy Signal) Exit {
 	switch {
 	case killedBy != 0 && code == uint32(128+killedBy):
@@ -304,7 +305,7 @@ func windowsExit(code uint32, killedBy Signal) Exit {
 	case code == statusControlCExit:
 		return Exit{Code: 128 + int(SIGINT), Signal: SIGINT.String()}
 	}
-	return Exit{Code: int(code)}
+	return Exit{Code: int(int32(code))}
 }
 
 // watchConsole closes the console once the command's process has exited

@@ -420,6 +420,8 @@ func TestWindowsExit(t *testing.T) {
 		{143, SIGTERM, Exit{Code: 143, Signal: "SIGTERM"}},
 		{0, SIGTERM, Exit{Code: 0}}, // ended by itself before the kill
 		{statusControlCExit, 0, Exit{Code: 130, Signal: "SIGINT"}},
+		{0xFFFFFFFF, 0, Exit{Code: -1}},
+		{0xC0000005, 0, Exit{Code: -1073741819}},
 	}
 	for _, tt := range tests {
 		if got := windowsExit(tt.code, tt.killedBy); got != tt.want {

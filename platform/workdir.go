@@ -25,11 +25,11 @@ func ResolveDir(root, cwd string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(root, p)
 	}
-	real, err := filepath.EvalSymlinks(p)
+	real, err := RealPath(p)
 	if err != nil {
 		return "", fmt.Errorf("cwd %q: %w", cwd, ErrNotDir)
 	}
-	if !Within(root, real) {
+	if !PathWithin(root, real) {
 		return "", fmt.Errorf("cwd %q resolves to %s: %w %s", cwd, real, ErrOutsideRoot, root)
 	}
 	fi, err := os.Stat(real)
@@ -55,7 +55,7 @@ func RealRoot(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err := RealPath(abs)
 	if err != nil {
 		return "", fmt.Errorf("root %s: %w", dir, err)
 	}

@@ -182,7 +182,7 @@ func (s *Server) resolveDir(cwd string) (string, error) {
 // non-interactive defaults, the rm shim, and the request's own variables.
 func (s *Server) commandEnv(command string, set map[string]*string) []string {
 	base := s.baseEnv()
-	return platform.MergeEnv(base, false, platform.DefaultsFor(base), s.shimEnv(base, command), set)
+	return platform.MergeEnv(base, platform.FoldEnvCase, platform.DefaultsFor(base), s.shimEnv(base, command), set)
 }
 
 func (s *Server) shimEnv(base []string, command string) map[string]*string {
@@ -191,7 +191,7 @@ func (s *Server) shimEnv(base []string, command string) map[string]*string {
 	}
 	path := s.opts.ShimDir
 	for _, kv := range base {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok && v != "" {
+		if k, v, _ := strings.Cut(kv, "="); k == "PATH" && v != "" {
 			path += string(os.PathListSeparator) + v
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/termhelper/termhelper/config"
+	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/session"
 )
@@ -212,10 +213,7 @@ func (p slogPrinter) Printf(format string, args ...any) {
 }
 
 func platformInfo(cfg config.Config) map[string]string {
-	shell := cfg.Shell
-	if shell == "" {
-		shell = "/bin/sh"
-	}
+	shell := platform.ShellArgv(cfg.Shell, "")[0]
 	kind := "unix-pty"
 	if runtime.GOOS == "windows" {
 		kind = "conpty"

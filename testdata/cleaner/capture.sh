@@ -180,8 +180,30 @@ repeated_lines() {
 	write repeated_lines yes.raw "MaxStreamChars=3000"
 }
 
+# npm install of two small packages, with its spinner; an empty user config
+# keeps this machine's settings out, the time is set to 1s.
+npm_install() {
+	mkdir npm && printf '{"name":"demo","version":"1.0.0","private":true}\n' >npm/package.json && : >npm/npmrc
+	(cd npm && npm_config_userconfig="$work/npm/npmrc" $cap -- npm install --foreground-scripts=false \
+		--color=always --no-audit --no-fund --no-update-notifier --cache "$work/npm/cache" is-number left-pad) |
+		sed -E 's/ in [0-9.]+m?s/ in 1s/' >npm.raw
+	write npm_install npm.raw
+}
+
+# apt-get update, then a download-only reinstall of one small package into
+# a scratch archive folder; notes about ignored files in sources.list.d (this
+# machine's) are dropped.
+apt_get_progress() {
+	mkdir -p apt-archives/partial
+	$cap -- apt-get update | sed '/^N: Ignoring file/d' >apt.raw
+	$cap -- apt-get install --download-only -y --reinstall -o Dir::Cache::archives="$work/apt-archives/" hostname |
+		sed '/^N: Ignoring file/d' >>apt.raw
+	write apt_get_progress apt.raw
+}
+
 all="ls_color go_build_errors go_test_verbose python_unittest progress_bar cursor_up_redraw
-git_clone_progress top_batch long_minified_line cargo_colored long_log_capped repeated_lines"
+git_clone_progress top_batch long_minified_line cargo_colored long_log_capped repeated_lines
+npm_install apt_get_progress"
 for name in ${@:-$all}; do
 	"$name"
 done
