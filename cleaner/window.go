@@ -282,14 +282,7 @@ func (w *window) marker(path string) string {
 // capChars cuts s to at most n characters, on a character boundary.
 func capChars(s string, n int) string {
 	if len(s) <= n {
-		return s
+		return s // n bytes hold at most n characters
 	}
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
+	return prefixChars(s, n)
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -356,11 +355,7 @@ func TestStdinEOFEndsEverything(t *testing.T) {
 			c.callAsync("exec/run", map[string]any{"command": fmt.Sprintf("setsid sleep %s & sleep %s", m, m)})
 			waitFor(t, "the command to start", func() bool { return len(pidsWith(m)) >= 2 })
 			c.stdin.Close()
-			select {
-			case <-c.exited:
-			case <-time.After(watchdog):
-				t.Fatal("helper did not exit")
-			}
+			within(t, c.exited, "the helper's exit")
 			assert.Equal(t, 0, c.cmd.ProcessState.ExitCode(), c.stderr.String())
 			noneLeft(t, m)
 		})
@@ -376,11 +371,7 @@ func TestSignalsEndEverything(t *testing.T) {
 			c.callAsync("exec/run", map[string]any{"command": fmt.Sprintf("sleep %s", m), "mode": "pipes"})
 			waitFor(t, "the command to start", func() bool { return len(pidsWith(m)) >= 1 })
 			c.cmd.Process.Signal(sig)
-			select {
-			case <-c.exited:
-			case <-time.After(watchdog):
-				t.Fatal("helper did not exit")
-			}
+			within(t, c.exited, "the helper's exit")
 			assert.Equal(t, 0, c.cmd.ProcessState.ExitCode(), c.stderr.String())
 			noneLeft(t, m)
 		})
@@ -397,11 +388,7 @@ func TestShutdownAndExit(t *testing.T) {
 		assert.Equal(t, "null", string(raw))
 		noneLeft(t, m)
 		c.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
-		select {
-		case <-c.exited:
-		case <-time.After(watchdog):
-			t.Fatal("helper did not exit")
-		}
+		within(t, c.exited, "the helper's exit")
 		assert.Equal(t, 0, c.cmd.ProcessState.ExitCode())
 	})
 }

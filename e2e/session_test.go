@@ -147,10 +147,14 @@ func TestExitedIsNotifiedWithoutPolling(t *testing.T) {
 		assert.Equal(t, r.SessionID, ex.SessionID)
 		assert.Equal(t, 7, ex.ExitCode)
 		assert.True(t, strings.HasPrefix(ex.Summary, "exit 7 · "), ex.Summary)
-		// Still readable after its end.
-		r = c.run("session/read", map[string]any{"sessionId": r.SessionID})
-		require.NotNil(t, r.ExitCode)
-		assert.Equal(t, 7, *r.ExitCode)
+		// Still readable after its end, and a late kill signals nothing.
+		r2 := c.run("session/read", map[string]any{"sessionId": r.SessionID})
+		require.NotNil(t, r2.ExitCode)
+		assert.Equal(t, 7, *r2.ExitCode)
+		r2 = c.run("session/kill", map[string]any{"sessionId": r.SessionID})
+		require.NotNil(t, r2.ExitCode)
+		assert.Equal(t, 7, *r2.ExitCode)
+		assert.NotContains(t, r2.Summary, "killed")
 	})
 }
 

@@ -22,6 +22,7 @@ const TagVar = "TERMHELPER_SESSION"
 type sysProcess struct {
 	cmd    *exec.Cmd
 	master *os.File // pty mode: the terminal's master side
+	stdin  *os.File // pipes mode: the write end of the input, closed by Close
 	tag    string
 
 	mu     sync.Mutex
@@ -107,7 +108,7 @@ func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
 		inW.Close()
 	}()
 	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR}
-	p.sys = sysProcess{cmd: cmd, tag: spec.Tag}
+	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag}
 	return p, nil
 }
 
@@ -244,7 +245,12 @@ func (p *Process) StopReading() {
 }
 
 // Close releases the terminal and pipes. Call it after the readers are done.
+// It also ends a pending write of the initial input that a descendant
+// holding the input open never read.
 func (p *Process) Close() {
+	if p.sys.stdin != nil {
+		p.sys.stdin.Close()
+	}
 	for _, r := range []any{p.Output, p.Stderr} {
 		if f, ok := r.(*os.File); ok {
 			f.Close()

@@ -48,7 +48,7 @@ func wireError(err error) *jsonrpc2.Error {
 		e := &jsonrpc2.Error{Code: CodeStartFailed, Message: err.Error()}
 		e.SetError(map[string]string{"error": errors.Unwrap(err).Error()})
 		return e
-	case errors.Is(err, session.ErrFinished), errors.Is(err, session.ErrNoTerminal):
+	case errors.Is(err, session.ErrFinished), errors.Is(err, session.ErrNoTerminal), errors.Is(err, session.ErrInput):
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
 	}
 	return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}

@@ -174,7 +174,11 @@ func (m *Manager) Close() {
 	m.closed = true
 	var live []*Session
 	for _, s := range m.sessions {
-		live = append(live, s)
+		select {
+		case <-s.done: // ended: its ids may be someone else's now
+		default:
+			live = append(live, s)
+		}
 	}
 	m.mu.Unlock()
 	var wg sync.WaitGroup

@@ -1,7 +1,7 @@
 package session
 
 import (
-	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -13,6 +13,9 @@ import (
 // How long the answer waits, after the command's own process ended, for
 // the terminal to drain before descendants still holding it are ended.
 const drainDeadline = 150 * time.Millisecond
+
+// inputDeadline bounds a write to a command that does not read its input.
+const inputDeadline = 10 * time.Second
 
 // pollInterval paces the check of whether a command is blocked on input.
 const pollInterval = 50 * time.Millisecond
@@ -292,8 +295,14 @@ func (s *Session) Write(input string, secret bool) error {
 		s.prompt = nil
 	}
 	s.mu.Unlock()
-	_, err := io.WriteString(s.proc.Input, input)
-	return err
+	if f, ok := s.proc.Input.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		// A command that never reads must not hold the request forever.
+		f.SetWriteDeadline(time.Now().Add(inputDeadline))
+	}
+	if _, err := io.WriteString(s.proc.Input, input); err != nil {
+		return fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	return nil
 }
 
 // Resize sets the terminal size.
@@ -311,14 +320,18 @@ func (s *Session) Resize(cols, rows int) error {
 }
 
 // Kill ends the whole tree (sig, then SIGKILL after grace) and returns the
-// finished answer.
+// finished answer. A session that has already ended is not signalled
+// again: its ids may belong to unrelated processes by now.
 func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 	s.mu.Lock()
-	if s.state != Exited && s.killedBy == "" {
+	ended := s.state == Exited
+	if !ended && s.killedBy == "" {
 		s.killedBy = sig.String()
 	}
 	s.mu.Unlock()
-	s.proc.Kill(sig, grace)
+	if !ended {
+		s.proc.Kill(sig, grace)
+	}
 	<-s.done
 	return s.Answer(AnswerOpts{})
 }
@@ -340,5 +353,3 @@ func (s *Session) visibleState() State {
 	}
 	return s.liveState()
 }
-
-var errKilled = errors.New("killed")

@@ -19,6 +19,7 @@ var (
 	ErrClosed     = errors.New("the helper is shutting down")
 	ErrNoTerminal = errors.New("the session has no terminal")
 	ErrFinished   = errors.New("the session has finished")
+	ErrInput      = errors.New("the command did not take the input")
 )
 
 // State is where a live session stands.
