@@ -124,6 +124,18 @@ func TestBackgroundServer(t *testing.T) {
 	})
 }
 
+func TestYieldZeroAnswersAtOnce(t *testing.T) {
+	each(t, func(t *testing.T, c *client, root string) {
+		m := marker()
+		for _, bg := range []bool{true, false} {
+			r := c.exec(map[string]any{"command": "sleep " + m, "background": bg, "yieldMs": 0})
+			require.NotEmpty(t, r.SessionID, "background=%v: %+v", bg, r)
+			c.run("session/kill", map[string]any{"sessionId": r.SessionID})
+		}
+		noneLeft(t, m)
+	})
+}
+
 func TestBackgroundThatDiesEarlyAnswersFinished(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		r := c.exec(map[string]any{"command": "echo boom; exit 4", "background": true})

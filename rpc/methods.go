@@ -109,7 +109,10 @@ func (s *Server) Run(ctx context.Context, p RunParams) (session.Result, error) {
 		return session.Result{}, err
 	}
 	s.log.Info("started", "session", sess.ID(), "command", p.Command, "cwd", spec.Dir)
-	return sess.Answer(session.AnswerOpts{Yield: yield}), nil
+	// An explicit yieldMs of 0 answers at once; no yieldMs on a
+	// foreground command waits for its end or a prompt.
+	now := p.YieldMs != nil && *p.YieldMs == 0
+	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now}), nil
 }
 
 func (s *Server) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
