@@ -107,14 +107,6 @@ func (s *Session) reap() {
 		}
 	}
 	s.proc.Close()
-	if s.proc.Alive() {
-		// Descendants that let go of the terminal (daemons) end with it.
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
-		}()
-	}
 	s.mu.Lock()
 	s.exit = &exit
 	s.ended = end
@@ -127,6 +119,11 @@ func (s *Session) reap() {
 	s.flushRaw()
 	if handed {
 		s.m.notify.Exited(s.id, s.summaryResult())
+	}
+	// Descendants that let go of the terminal (daemons) end with it, after
+	// the answer: finding them takes a walk of the process table.
+	if s.proc.Alive() {
+		s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
 	}
 	s.m.finished(s)
 }

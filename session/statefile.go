@@ -90,6 +90,8 @@ func (m *Manager) saveState() {
 	}
 	m.mu.Unlock()
 	data, _ := json.Marshal(st)
+	m.saveMu.Lock()
+	defer m.saveMu.Unlock()
 	tmp := path + ".tmp"
 	if os.WriteFile(tmp, data, 0o600) == nil {
 		os.Rename(tmp, path)
