@@ -158,7 +158,7 @@ func (s *Session) monitor() {
 	}
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
-	for {
+	for n := 0; ; n++ {
 		select {
 		case <-s.done:
 			return
@@ -168,10 +168,31 @@ func (s *Session) monitor() {
 			s.mu.Unlock()
 			s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
 		case <-tick.C:
-			s.checkInput()
+			if s.inputCheckDue(n) {
+				s.checkInput()
+			}
 			s.flushRaw()
 		}
 	}
+}
+
+// inputCheckDue paces the input check: not while output is flowing (a
+// program that prints is not blocked on input), and only every fourth tick
+// after a second of quiet; a prompt's own text restores the full pace.
+// A waiting session is always checked, to see it resume.
+func (s *Session) inputCheckDue(tick int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	quiet := time.Since(s.lastOutput)
+	switch {
+	case s.state == Waiting || !s.spec.PTY:
+		return s.spec.PTY
+	case quiet < pollInterval:
+		return false
+	case quiet > time.Second:
+		return tick%4 == 0
+	}
+	return true
 }
 
 // checkInput updates the waiting state from the platform, or where it
