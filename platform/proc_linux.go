@@ -52,7 +52,10 @@ func Run(cmd *exec.Cmd) error {
 	return cmd.Wait()
 }
 
-var initOnce sync.Once
+var (
+	initOnce  sync.Once
+	subreaper bool // set once by Init: every descendant stays below the helper
+)
 
 // Init makes the helper a child subreaper, so that a command's descendants
 // that leave its session (setsid, a double fork, nohup) stay below the
@@ -62,6 +65,7 @@ func Init() {
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			return
 		}
+		subreaper = true
 		go reapOrphans()
 	})
 }
@@ -82,12 +86,27 @@ func reapOnce() {
 	self := os.Getpid()
 	children.Lock()
 	defer children.Unlock()
-	forEachProc(func(st procStat) {
-		if st.ppid == self && st.state == 'Z' && !children.pids[st.pid] {
+	for _, pid := range childrenOf(self) {
+		if st, ok := readStat(pid); ok && st.state == 'Z' && !children.pids[pid] {
 			var ws unix.WaitStatus
-			unix.Wait4(st.pid, &ws, unix.WNOHANG, nil)
+			unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 		}
-	})
+	}
+}
+
+// descendants walks the helper's descendants through the kernel's
+// children lists: as a subreaper, whatever a command left behind is among
+// them, so the rest of the machine's processes need not be read.
+func descendants(fn func(procStat)) {
+	queue := childrenOf(os.Getpid())
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if st, ok := readStat(pid); ok {
+			fn(st)
+		}
+		queue = append(queue, childrenOf(pid)...)
+	}
 }
 
 // procStat is what termhelper needs of /proc/PID/stat.
@@ -147,7 +166,11 @@ func forEachProc(fn func(procStat)) {
 func treeMembers(pid int, tag string) []int {
 	self := os.Getpid()
 	var all []procStat
-	forEachProc(func(st procStat) {
+	walk := forEachProc
+	if subreaper {
+		walk = descendants
+	}
+	walk(func(st procStat) {
 		if st.pid != self && st.state != 'Z' && st.state != 'X' {
 			all = append(all, st)
 		}

@@ -62,6 +62,7 @@ func (s *Session) aliveLocked() Result {
 func (s *Session) finishLocked() Result {
 	r := s.summaryLocked()
 	s.takeLocked(&r, true)
+	s.closeStreamsLocked() // the final take flushed everything
 	handed := s.handed
 	s.reported = true
 	s.mu.Unlock()

@@ -52,13 +52,18 @@ type Manager struct {
 
 	stateFile string // where this helper records its commands ("" : nowhere)
 	saveMu    sync.Mutex
+	dirty     chan struct{}
+	stopSaver chan struct{}
+	saverDone chan struct{}
+	stopOnce  sync.Once
 }
 
 // NewManager returns a manager; n receives the notifications.
 func NewManager(cfg Config, n Notifier) *Manager {
 	cfg.fill()
 	return &Manager{cfg: cfg, notify: n, sessions: map[string]*Session{},
-		tagBase: fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())}
+		tagBase: fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()),
+		dirty:   make(chan struct{}, 1), stopSaver: make(chan struct{}), saverDone: make(chan struct{})}
 }
 
 // StreamOutput turns session/output notifications on or off.
@@ -103,7 +108,7 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 	m.sessions[id] = s
 	m.wg.Add(1)
 	s.run()
-	go m.saveState()
+	m.markDirty()
 	return s, nil
 }
 
@@ -154,7 +159,7 @@ func (m *Manager) List() []Info {
 // finished is called by a session's reaper once it has ended.
 func (m *Manager) finished(s *Session) {
 	time.AfterFunc(m.cfg.Linger, func() { m.forget(s.id) })
-	m.saveState()
+	m.markDirty()
 	go func() {
 		s.wg.Wait()
 		m.wg.Done()
@@ -163,8 +168,14 @@ func (m *Manager) finished(s *Session) {
 
 func (m *Manager) forget(id string) {
 	m.mu.Lock()
+	s := m.sessions[id]
 	delete(m.sessions, id)
 	m.mu.Unlock()
+	if s != nil {
+		s.mu.Lock()
+		s.closeStreamsLocked()
+		s.mu.Unlock()
+	}
 }
 
 // Close ends every session's process tree and waits for their goroutines.

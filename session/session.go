@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,10 @@ const drainDeadline = 150 * time.Millisecond
 
 // inputDeadline bounds a write to a command that does not read its input.
 const inputDeadline = 10 * time.Second
+
+// quietBeforeCheck is how long output must pause before a look for a
+// blocked read: a command printing right now is not blocked on input.
+const quietBeforeCheck = 20 * time.Millisecond
 
 // pollInterval paces the check of whether a command is blocked on input.
 const pollInterval = 50 * time.Millisecond
@@ -106,7 +111,6 @@ func (s *Session) reap() {
 			s.readers.Wait()
 		}
 	}
-	s.proc.Close()
 	s.mu.Lock()
 	s.exit = &exit
 	s.ended = end
@@ -116,6 +120,9 @@ func (s *Session) reap() {
 	s.broadcast()
 	handed := s.handed
 	s.mu.Unlock()
+	// Let the answer waiting for this exit go out before the bookkeeping.
+	runtime.Gosched()
+	s.proc.Close()
 	s.flushRaw()
 	if handed {
 		s.m.notify.Exited(s.id, s.summaryResult())
@@ -187,7 +194,7 @@ func (s *Session) inputCheckDue(tick int) bool {
 	switch {
 	case s.state == Waiting || !s.spec.PTY:
 		return s.spec.PTY
-	case quiet < pollInterval:
+	case quiet < quietBeforeCheck:
 		return false
 	case quiet > time.Second:
 		return tick%4 == 0

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/termhelper/termhelper/platform"
 )
@@ -40,7 +41,32 @@ func (m *Manager) EnableState(dir string) (int, error) {
 	m.stateFile = filepath.Join(dir, strconv.Itoa(os.Getpid())+".json")
 	m.mu.Unlock()
 	m.saveState()
+	go m.saver()
 	return killed, nil
+}
+
+// markDirty asks for the state file to be rewritten soon. Writes are
+// coalesced: on Linux the helper's tag, written at start, already finds
+// every command; the pids are for systems without a process table to
+// search.
+func (m *Manager) markDirty() {
+	select {
+	case m.dirty <- struct{}{}:
+	default:
+	}
+}
+
+func (m *Manager) saver() {
+	defer close(m.saverDone)
+	for {
+		select {
+		case <-m.dirty:
+			m.saveState()
+			time.Sleep(100 * time.Millisecond)
+		case <-m.stopSaver:
+			return
+		}
+	}
 }
 
 func reapDead(dir string) int {
@@ -98,12 +124,16 @@ func (m *Manager) saveState() {
 	}
 }
 
-// removeState deletes the state file once every command has ended.
+// removeState stops the saver and deletes the state file once every
+// command has ended.
 func (m *Manager) removeState() {
 	m.mu.Lock()
 	path := m.stateFile
 	m.mu.Unlock()
-	if path != "" {
-		os.Remove(path)
+	if path == "" {
+		return
 	}
+	m.stopOnce.Do(func() { close(m.stopSaver) })
+	<-m.saverDone
+	os.Remove(path)
 }

@@ -51,3 +51,11 @@ func (s *stream) takeRaw() string {
 func (s *stream) close() {
 	s.spill.Close()
 }
+
+// closeStreamsLocked releases the spill files; it is safe to repeat.
+func (s *Session) closeStreamsLocked() {
+	s.out.close()
+	if s.errOut != nil {
+		s.errOut.close()
+	}
+}
