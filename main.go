@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,7 @@ func main() {
 // flags are shared by the server and the run subcommand.
 type flags struct {
 	root, config, framing, logLevel string
+	cpuprofile                      string
 }
 
 func (f *flags) register(fs *flag.FlagSet) {
@@ -48,6 +50,7 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("termhelper", flag.ContinueOnError)
 	var f flags
 	f.register(fs)
+	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to this file until the helper exits (for make bench)")
 	fs.StringVar(&f.framing, "framing", "auto", "message framing: auto, lsp (Content-Length headers) or ndjson (a message per line)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: termhelper [flags]            serve JSON-RPC 2.0 on stdin/stdout\n"+
@@ -67,6 +70,14 @@ func run(args []string) int {
 		return code
 	}
 	defer cleanup()
+	if f.cpuprofile != "" {
+		stopProfile, err := startCPUProfile(f.cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "termhelper:", err)
+			return 2
+		}
+		defer stopProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	if err := srv.Serve(ctx, stdio{}, framing); err != nil {
@@ -227,3 +238,16 @@ type stdio struct{}
 func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
 func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
 func (stdio) Close() error                { return os.Stdin.Close() }
+
+// startCPUProfile profiles the helper until the returned stop is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
