@@ -41,7 +41,21 @@ func repeatMarker(n int) string {
 	return "[previous line repeated " + strconv.Itoa(n) + " more times]"
 }
 
-func repeatMarkerLen(n int) int { return len(repeatMarker(n)) }
+// repeatMarkerLen is len(repeatMarker(n)) without building the string: it
+// is asked for every identical line of a long run.
+func repeatMarkerLen(n int) int {
+	if n == 1 {
+		return len("[previous line repeated 1 more time]")
+	}
+	digits := 1
+	for v := n; v >= 10 || v <= -10; v /= 10 {
+		digits++
+	}
+	if n < 0 {
+		digits++
+	}
+	return len("[previous line repeated  more times]") + digits
+}
 
 func linePrefix(num int) string { return "[line " + strconv.Itoa(num) + "] " }
 

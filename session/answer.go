@@ -31,9 +31,17 @@ func (s *Session) Answer(o AnswerOpts) Result {
 			return s.aliveLocked()
 		}
 		ch := s.changed
+		var out chan struct{}
+		if o.OnOutput {
+			if s.outputSeen == nil {
+				s.outputSeen = make(chan struct{})
+			}
+			out = s.outputSeen
+		}
 		s.mu.Unlock()
 		select {
 		case <-ch:
+		case <-out:
 		case <-deadline:
 			o.Now = true
 		}

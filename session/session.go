@@ -35,7 +35,10 @@ type Session struct {
 	tag     string
 
 	mu         sync.Mutex
-	changed    chan struct{} // closed and replaced at every change
+	changed    chan struct{} // closed and replaced at every change of state
+	// outputSeen is closed at the next output; it exists only while a
+	// waiter wants output, so a chunk read wakes nobody who does not.
+	outputSeen chan struct{}
 	out        *stream
 	errOut     *stream // nil when stderr is merged into out
 	state      State
@@ -87,7 +90,10 @@ func (s *Session) read(st *stream, r io.Reader) {
 			s.mu.Lock()
 			st.write(buf[:n], s.m.streamOutput.Load())
 			s.lastOutput = time.Now()
-			s.broadcast()
+			if s.outputSeen != nil {
+				close(s.outputSeen)
+				s.outputSeen = nil
+			}
 			s.mu.Unlock()
 		}
 		if err != nil {
