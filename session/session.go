@@ -34,8 +34,8 @@ type Session struct {
 	started time.Time
 	tag     string
 
-	mu         sync.Mutex
-	changed    chan struct{} // closed and replaced at every change of state
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at every change of state
 	// outputSeen is closed at the next output; it exists only while a
 	// waiter wants output, so a chunk read wakes nobody who does not.
 	outputSeen chan struct{}
