@@ -256,6 +256,17 @@ func TestGrandchildHoldingTerminalDoesNotDelayAnswer(t *testing.T) {
 	})
 }
 
+func TestFinishedCommandsDaemonsAreEnded(t *testing.T) {
+	each(t, func(t *testing.T, c *client, root string) {
+		m := marker()
+		// Neither holds the terminal, and neither stays in the group.
+		cmd := fmt.Sprintf("setsid sleep %s </dev/null >/dev/null 2>&1 & (nohup sleep %s </dev/null >/dev/null 2>&1 &); echo ok", m, m)
+		r := c.exec(map[string]any{"command": cmd})
+		assert.Equal(t, "ok", strings.TrimSpace(r.Output))
+		noneLeft(t, m)
+	})
+}
+
 func TestRequestsRunConcurrently(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		m := marker()

@@ -94,6 +94,33 @@ func reapOnce() {
 	}
 }
 
+// mayHaveStrays tells whether any command may have left a process outside
+// its group: as a subreaper, the helper adopts such orphans on its main
+// thread, so unless that thread has a child the helper did not start
+// itself, there are none, and one read answers.
+func mayHaveStrays() bool {
+	if !subreaper {
+		return true
+	}
+	self := os.Getpid()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(self) + "/task/" + strconv.Itoa(self) + "/children")
+	if err != nil {
+		return true
+	}
+	children.Lock()
+	defer children.Unlock()
+	for _, f := range bytes.Fields(b) {
+		pid, err := strconv.Atoi(string(f))
+		if err != nil || children.pids[pid] {
+			continue
+		}
+		if st, ok := readStat(pid); ok && st.state != 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
 // descendants walks the helper's descendants through the kernel's
 // children lists: as a subreaper, whatever a command left behind is among
 // them, so the rest of the machine's processes need not be read.

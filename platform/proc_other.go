@@ -32,6 +32,9 @@ func treeMembers(pid int, _ string) []int {
 	return nil
 }
 
+// mayHaveStrays cannot be told cheaply here.
+func mayHaveStrays() bool { return true }
+
 // StartTime is not known here.
 func StartTime(int) (uint64, bool) { return 0, false }
 

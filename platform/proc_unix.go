@@ -192,6 +192,9 @@ func (p *Process) Alive() bool {
 	if unix.Kill(-p.Pid, 0) == nil {
 		return true // the group answers without a look at /proc
 	}
+	if !mayHaveStrays() {
+		return false
+	}
 	return len(treeMembers(p.Pid, p.sys.tag)) > 0
 }
 
