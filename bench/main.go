@@ -20,8 +20,8 @@ type env struct {
 	tmp   string // scratch: the helper's root, TMPDIR and config folder
 	prof  string // folder for CPU profiles of a profiling build, or ""
 
-	section  string // the section running, to name profiles
-	nprof    int
+	section string // the section running, to name profiles
+	nprof   int
 }
 
 // reps picks the full or the quick count.
