@@ -22,10 +22,16 @@ const StoreFile = "allow.json"
 type Store struct {
 	path, root string
 
-	mu    sync.Mutex
-	names []string
-	stamp fileStamp
+	mu      sync.Mutex
+	names   []string
+	stamp   fileStamp // the zero stamp stands for "no file"
+	checked time.Time // when the file was last looked at
 }
+
+// recheck is how often Names looks at the file: often enough that
+// another window's "always" shows up at once for a person, rarely enough
+// to cost nothing on every command.
+const recheck = 500 * time.Millisecond
 
 // storeFile is the JSON layout: {"version":1,"roots":{"/abs/root":["npm"]}}.
 type storeFile struct {
@@ -55,8 +61,11 @@ func OpenStore(dir, root string) (*Store, error) {
 func (s *Store) Names() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st, err := stampOf(s.path); err != nil || st != s.stamp {
-		s.reloadLocked() // on error the last good list stays
+	if now := time.Now(); now.Sub(s.checked) >= recheck {
+		s.checked = now
+		if st, _ := stampOf(s.path); st != s.stamp {
+			s.reloadLocked() // on error the last good list stays
+		}
 	}
 	return slices.Clone(s.names)
 }

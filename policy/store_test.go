@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestMain lets the test binary act as a second helper process adding names
@@ -147,5 +148,33 @@ func checkAll(t *testing.T, dir string, prefixes []string) {
 				t.Errorf("%s missing; %d names present", n, len(names))
 			}
 		}
+	}
+}
+
+func TestAnotherWindowsAlwaysShowsUp(t *testing.T) {
+	dir := t.TempDir()
+	a, err := OpenStore(dir, "/proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenStore(dir, "/proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := b.Names(); len(names) != 0 {
+		t.Fatalf("a new store has %v", names)
+	}
+	if err := a.Add("npm"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(a.Names(), "npm") {
+		t.Fatal("the window that said always must see it at once")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(b.Names(), "npm") {
+		if time.Now().After(deadline) {
+			t.Fatal("another window's always never showed up")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
