@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -119,13 +120,30 @@ func setup(f flags) (*rpc.Server, *slog.Logger, func(), int) {
 		// Resolved in the background: commands started before it is
 		// ready use the helper's own environment.
 		login := platform.StartLoginEnv(os.Getenv("SHELL"), 10*time.Second, log)
-		opts.BaseEnv = func() []string { return platform.MergeLoginEnv(os.Environ(), login.Env()) }
+		opts.BaseEnv = loginBase(login)
 		cleanup = login.Close
 	}
 	opts.Store = allowStore(root, log)
 	opts.Policy = policy.New(cfg, root, opts.Store)
 	go housekeeping(opts.TrashDir, log)
 	return rpc.New(opts), log, cleanup, 0
+}
+
+// loginBase returns the base environment: the helper's own over the login
+// shell's, merged again only when the login environment is (re)read.
+func loginBase(login *platform.LoginEnv) func() []string {
+	own := os.Environ()
+	var mu sync.Mutex
+	var merged []string
+	seen := -1
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		if v := login.Version(); v != seen {
+			seen, merged = v, platform.MergeLoginEnv(own, login.Env())
+		}
+		return merged
+	}
 }
 
 // allowStore opens the persisted "always" list; without it, approvals

@@ -76,3 +76,43 @@ func DefaultsFor(base []string) map[string]*string {
 	}
 	return layer
 }
+
+// Overlay returns base with the layers applied in order (a nil value
+// unsets). Unlike MergeEnv it keeps base's order and does no map or sort
+// over base: it is for the few variables a single command adds to an
+// environment prepared once.
+func Overlay(base []string, foldCase bool, layers ...map[string]*string) []string {
+	key := func(k string) string {
+		if foldCase {
+			return strings.ToUpper(k)
+		}
+		return k
+	}
+	final := map[string]*string{}
+	var order []string
+	for _, layer := range layers {
+		for k, v := range layer {
+			if _, seen := final[key(k)]; !seen {
+				order = append(order, k)
+			}
+			final[key(k)] = v
+		}
+	}
+	if len(final) == 0 {
+		return base
+	}
+	out := make([]string, 0, len(base)+len(final))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := final[key(k)]; !over {
+			out = append(out, kv)
+		}
+	}
+	sort.Strings(order) // a stable result whatever the maps' order
+	for _, k := range order {
+		if v := final[key(k)]; v != nil {
+			out = append(out, k+"="+*v)
+		}
+	}
+	return out
+}

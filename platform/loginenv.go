@@ -43,8 +43,9 @@ type LoginEnv struct {
 	rcFiles []string
 	poll    time.Duration
 
-	mu  sync.Mutex
-	env []string
+	mu      sync.Mutex
+	env     []string
+	version int // counts the environments read, so users can cache
 
 	settled   chan struct{} // closed once the first read has ended, ready or not
 	done      chan struct{} // closed when the watcher has returned
@@ -82,6 +83,14 @@ func (le *LoginEnv) Env() []string {
 	le.mu.Lock()
 	defer le.mu.Unlock()
 	return slices.Clone(le.env)
+}
+
+// Version counts the environments read so far: Env changes only when it
+// does, so a caller may keep what it built from Env until then.
+func (le *LoginEnv) Version() int {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	return le.version
 }
 
 // Settled is closed once the first read has ended, with an environment
@@ -131,6 +140,7 @@ func (le *LoginEnv) refresh(ctx context.Context) {
 	}
 	le.mu.Lock()
 	le.env = env
+	le.version++
 	le.mu.Unlock()
 	le.log.Debug("login shell environment read", "shell", le.shell, "vars", len(env))
 }

@@ -72,3 +72,22 @@ func TestParseSignal(t *testing.T) {
 		t.Error("SIGSTOP is not a signal hosts may send")
 	}
 }
+
+func TestOverlayMatchesMergeEnv(t *testing.T) {
+	v := func(s string) *string { return &s }
+	base := MergeEnv([]string{"A=1", "B=2", "PATH=/bin", "C=3"}, false)
+	layers := []map[string]*string{{"PATH": v("/shim:/bin"), "X": v("1")}, {"B": nil, "X": v("2"), "D": v("4")}}
+	got := Overlay(base, false, layers...)
+	want := MergeEnv(base, false, layers...)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Overlay = %v\nMergeEnv = %v", got, want)
+	}
+	if got := Overlay(base, false); !slices.Equal(got, base) {
+		t.Fatalf("no layers: %v", got)
+	}
+	folded := Overlay([]string{"Path=a", "x=1"}, true, map[string]*string{"PATH": v("b")})
+	if !slices.Equal(folded, []string{"x=1", "PATH=b"}) {
+		t.Fatalf("case-folded overlay: %v", folded)
+	}
+}

@@ -56,8 +56,12 @@ type Server struct {
 	stopping chan struct{} // closed when the helper starts shutting down
 	stopOnce sync.Once
 	inflight sync.WaitGroup
-	exit     chan struct{}
-	methods  map[string]method
+
+	staticEnv      []string // the helper's environment, read once
+	envMu          sync.Mutex
+	envSrc, envOut []string // the last base environment, and it prepared
+	exit           chan struct{}
+	methods        map[string]method
 }
 
 type method func(ctx context.Context, params *json.RawMessage) (any, error)
@@ -67,7 +71,8 @@ func New(opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: opts.Log, trusted: true, exit: make(chan struct{}), stopping: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Log, trusted: true, exit: make(chan struct{}), stopping: make(chan struct{}),
+		staticEnv: environ()}
 	lim := opts.Config.Limits
 	s.mgr = session.NewManager(session.Config{
 		MaxSessions: lim.MaxSessions,

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/termhelper/termhelper/platform"
@@ -53,8 +54,9 @@ type Session struct {
 	secrets    []string
 	reported   bool // the finished answer was given
 
-	done     chan struct{} // closed once exited and drained
-	readers  sync.WaitGroup
+	done     chan struct{}  // closed once exited and drained
+	readers  atomic.Int32   // output readers still reading
+	drained  chan struct{}  // closed by the last reader to finish
 	wg       sync.WaitGroup // every goroutine of the session
 	stopKill chan struct{}
 }
@@ -68,11 +70,14 @@ func (s *Session) broadcast() {
 }
 
 func (s *Session) run() {
-	s.readers.Add(1)
+	s.drained = make(chan struct{})
+	s.readers.Store(1)
+	if s.errOut != nil {
+		s.readers.Store(2)
+	}
 	s.wg.Add(3) // reader, reaper, monitor
 	go s.read(s.out, s.proc.Output)
 	if s.errOut != nil {
-		s.readers.Add(1)
 		s.wg.Add(1)
 		go s.read(s.errOut, s.proc.Stderr)
 	}
@@ -82,7 +87,11 @@ func (s *Session) run() {
 
 func (s *Session) read(st *stream, r io.Reader) {
 	defer s.wg.Done()
-	defer s.readers.Done()
+	defer func() {
+		if s.readers.Add(-1) == 0 {
+			close(s.drained)
+		}
+	}()
 	buf := make([]byte, 32*1024)
 	for {
 		n, err := r.Read(buf)
@@ -112,9 +121,9 @@ func (s *Session) reap() {
 		// A descendant keeps the terminal open: end the tree so the
 		// terminal closes and the reads return what was buffered.
 		s.proc.Kill(platform.SIGTERM, 100*time.Millisecond)
-		if !waitTimeout(&s.readers, 500*time.Millisecond) {
+		if !s.waitDrained(500 * time.Millisecond) {
 			s.proc.StopReading()
-			s.readers.Wait()
+			<-s.drained
 		}
 	}
 	s.mu.Lock()
@@ -142,19 +151,22 @@ func (s *Session) reap() {
 }
 
 func (s *Session) drain() bool {
-	return waitTimeout(&s.readers, drainDeadline)
+	return s.waitDrained(drainDeadline)
 }
 
-func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
-	ch := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(ch)
-	}()
+// waitDrained waits up to d for the readers to reach the end of output.
+func (s *Session) waitDrained(d time.Duration) bool {
 	select {
-	case <-ch:
+	case <-s.drained:
+		return true // the usual case: no timer needed
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.drained:
 		return true
-	case <-time.After(d):
+	case <-t.C:
 		return false
 	}
 }
