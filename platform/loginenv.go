@@ -199,7 +199,10 @@ func readLoginEnv(ctx context.Context, shell string, timeout time.Duration) ([]s
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.SysProcAttr = sysProcAttr(false)
 	cmd.Cancel = func() error {
-		KillTree(cmd.Process.Pid, "", SIGKILL, 0)
+		// SIGTERM first: rc files run tools that hold lock files (pyenv
+		// rehash does) and clean up in an exit trap, which SIGKILL skips,
+		// leaving every later login shell waiting on a stale lock.
+		KillTree(cmd.Process.Pid, "", SIGTERM, loginKillGrace)
 		return nil
 	}
 	// A child that keeps the output open (an agent an rc file started)
@@ -214,6 +217,10 @@ func readLoginEnv(ctx context.Context, shell string, timeout time.Duration) ([]s
 	}
 	return nil, fmt.Errorf("%s printed no environment (%v): %s", shell, runErr, strings.TrimSpace(errOut.String()))
 }
+
+// loginKillGrace is how long a login shell being ended has to run its
+// exit traps before SIGKILL.
+const loginKillGrace = time.Second
 
 // envScript prints the environment, NUL-separated so that values may hold
 // newlines, between the markers. It is plain enough for sh, bash, zsh,

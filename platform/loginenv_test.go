@@ -352,3 +352,27 @@ func TestMergePath(t *testing.T) {
 		}
 	}
 }
+
+// An rc file's tool that holds a lock and removes it in an exit trap (as
+// pyenv rehash does) must get to run the trap when the read is given up:
+// otherwise every later login shell waits on its stale lock.
+func TestLoginEnvLetsExitTrapsRun(t *testing.T) {
+	dir := t.TempDir()
+	lock := filepath.Join(dir, "lock")
+	shell := fakeShell(t, dir, `touch "$DIR/lock"
+trap 'rm -f "$DIR/lock"; exit 1' TERM
+echo $$ > "$DIR/shell.pid"
+while :; do sleep 0.05; done`, "")
+	le := startLoginEnv(shell, time.Hour, nil, nil, time.Hour)
+	var pid int
+	waitFor(t, "the shell to take its lock", func() bool {
+		var ok bool
+		pid, ok = readPid(dir, "shell.pid")
+		return ok
+	})
+	closeWithin(t, le)
+	waitGone(t, pid)
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("the exit trap did not run: the lock is still there (%v)", err)
+	}
+}
