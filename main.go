@@ -115,34 +115,62 @@ func setup(f flags) (*rpc.Server, *slog.Logger, func(), int) {
 		opts.StateDir = session.StateDir(cache, root)
 		opts.ShimDir, opts.TrashDir = rmShim(cache, root, log)
 	}
-	cleanup := func() {}
+	login := &lazyLogin{}
 	if cfg.LoginEnv && runtime.GOOS != "windows" {
-		// Resolved in the background: commands started before it is
-		// ready use the helper's own environment.
-		login := platform.StartLoginEnv(os.Getenv("SHELL"), 10*time.Second, log)
-		opts.BaseEnv = loginBase(login)
-		cleanup = login.Close
+		opts.BaseEnv = login.base
 	}
 	opts.Store = allowStore(root, log)
 	opts.Policy = policy.New(cfg, root, opts.Store)
-	go housekeeping(opts.TrashDir, log)
-	return rpc.New(opts), log, cleanup, 0
+	opts.AfterFirst = func() {
+		if cfg.LoginEnv && runtime.GOOS != "windows" {
+			login.start(log)
+		}
+		housekeeping(opts.TrashDir, log)
+	}
+	return rpc.New(opts), log, login.close, 0
 }
 
-// loginBase returns the base environment: the helper's own over the login
-// shell's, merged again only when the login environment is (re)read.
-func loginBase(login *platform.LoginEnv) func() []string {
-	own := os.Environ()
-	var mu sync.Mutex
-	var merged []string
-	seen := -1
-	return func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		if v := login.Version(); v != seen {
-			seen, merged = v, platform.MergeLoginEnv(own, login.Env())
+// lazyLogin is the login shell's environment, read in the background once
+// started: the helper's own environment serves until then, and after, the
+// helper's own over the login shell's, merged again only when the login
+// environment is (re)read.
+type lazyLogin struct {
+	mu     sync.Mutex
+	own    []string
+	env    *platform.LoginEnv
+	seen   int
+	merged []string
+}
+
+func (l *lazyLogin) start(log *slog.Logger) {
+	env := platform.StartLoginEnv(os.Getenv("SHELL"), 10*time.Second, log)
+	l.mu.Lock()
+	l.env, l.own, l.seen = env, os.Environ(), -1
+	l.mu.Unlock()
+}
+
+func (l *lazyLogin) base() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.env == nil {
+		if l.own == nil {
+			l.own = os.Environ()
 		}
-		return merged
+		return l.own
+	}
+	if v := l.env.Version(); v != l.seen {
+		l.seen, l.merged = v, platform.MergeLoginEnv(l.own, l.env.Env())
+	}
+	return l.merged
+}
+
+// close ends the login shell if it is still running.
+func (l *lazyLogin) close() {
+	l.mu.Lock()
+	env := l.env
+	l.mu.Unlock()
+	if env != nil {
+		env.Close()
 	}
 }
 

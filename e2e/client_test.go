@@ -89,7 +89,9 @@ func start(t *testing.T, framing, root string, args []string, opts ...opt) *clie
 	t.Helper()
 	all := append([]string{"--root", root, "--framing", framing}, args...)
 	cmd := exec.Command(binary, all...)
-	cmd.Env = append(os.Environ(), "TERMHELPER_CONFIG_DIR="+filepath.Join(root, ".cfg-"+t.Name()))
+	// No login shell by default: the user's real rc files would make the
+	// tests depend on this machine (TestLoginEnvironment brings its own).
+	cmd.Env = append(os.Environ(), "TERMHELPER_CONFIG_DIR="+filepath.Join(root, ".cfg-"+t.Name()), "SHELL=")
 	for _, o := range opts {
 		o(cmd)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -295,4 +296,24 @@ func TestManySessionsLeaveNothing(t *testing.T) {
 func countFds(pid int) int {
 	entries, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
 	return len(entries)
+}
+
+func TestLoginEnvironment(t *testing.T) {
+	root := t.TempDir()
+	dir := t.TempDir()
+	// A login shell whose rc file is noisy and sets what nvm or pyenv would.
+	shell := filepath.Join(dir, "login-shell")
+	script := "#!/bin/sh\necho 'Welcome to the rc file'\nexport FROM_LOGIN=yes\nexport PATH=\"/opt/from-login/bin:$PATH\"\n" +
+		"for last in \"$@\"; do :; done\neval \"$last\"\necho bye\n"
+	require.NoError(t, os.WriteFile(shell, []byte(script), 0o755))
+	c := start(t, "ndjson", root, nil, withEnv("SHELL="+shell, "FROM_HELPER=kept"))
+	_, rerr := c.call("initialize", nil)
+	require.Nil(t, rerr)
+	var out string
+	waitFor(t, "the login environment to arrive", func() bool {
+		out = c.exec(map[string]any{"command": `echo "$FROM_LOGIN|$FROM_HELPER|$PATH"`}).Output
+		return strings.HasPrefix(out, "yes|")
+	})
+	assert.True(t, strings.HasPrefix(out, "yes|kept|"), out)
+	assert.Contains(t, out, "/opt/from-login/bin")
 }

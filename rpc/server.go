@@ -39,6 +39,12 @@ type Options struct {
 	// ShimDir holds the rm shim, first on every command's PATH; TrashDir
 	// is where it moves what rm would delete. Empty: no shim.
 	ShimDir, TrashDir string
+
+	// AfterFirst runs once, in its own goroutine, after the first
+	// request has been answered: start-up work that must not delay the
+	// answer to initialize (reading the login shell's environment,
+	// pruning old files).
+	AfterFirst func()
 }
 
 // Server serves one host over one connection.
@@ -56,6 +62,7 @@ type Server struct {
 	stopping chan struct{} // closed when the helper starts shutting down
 	stopOnce sync.Once
 	inflight sync.WaitGroup
+	first    sync.Once
 
 	staticEnv      []string // the helper's environment, read once
 	envMu          sync.Mutex
@@ -163,6 +170,9 @@ func (t tracked) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	go func() {
 		defer t.s.inflight.Done()
 		t.h.Handle(ctx, conn, req)
+		if t.s.opts.AfterFirst != nil {
+			t.s.first.Do(func() { go t.s.opts.AfterFirst() })
+		}
 	}()
 }
 
