@@ -183,9 +183,34 @@ func (s *Server) resolveDir(cwd string) (string, error) {
 
 // commandEnv layers, lowest first: the base environment, the
 // non-interactive defaults, the rm shim, and the request's own variables.
+// The first two are prepared once per base environment; a command only
+// overlays its own few variables.
 func (s *Server) commandEnv(command string, set map[string]*string) []string {
-	base := s.baseEnv()
-	return platform.MergeEnv(base, platform.FoldEnvCase, platform.DefaultsFor(base), s.shimEnv(base, command), set)
+	base := s.preparedEnv()
+	return platform.Overlay(base, platform.FoldEnvCase, s.shimEnv(base, command), set)
+}
+
+// preparedEnv is the base environment with the defaults applied, rebuilt
+// only when the base changes (the login shell's environment arrives or is
+// re-read).
+func (s *Server) preparedEnv() []string {
+	base := s.staticEnv
+	if s.opts.BaseEnv != nil {
+		base = s.opts.BaseEnv()
+	}
+	s.envMu.Lock()
+	defer s.envMu.Unlock()
+	if s.envOut == nil || !sameSlice(base, s.envSrc) {
+		s.envSrc = base
+		s.envOut = platform.MergeEnv(base, platform.FoldEnvCase, platform.DefaultsFor(base))
+	}
+	return s.envOut
+}
+
+// sameSlice reports whether a and b are the same slice, not equal ones: a
+// base environment is replaced, never changed in place.
+func sameSlice(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func (s *Server) shimEnv(base []string, command string) map[string]*string {
@@ -199,13 +224,6 @@ func (s *Server) shimEnv(base []string, command string) map[string]*string {
 		}
 	}
 	return map[string]*string{"PATH": &path, "TERMHELPER_TRASH_DIR": &s.opts.TrashDir, "TERMHELPER_COMMAND": &command}
-}
-
-func (s *Server) baseEnv() []string {
-	if s.opts.BaseEnv != nil {
-		return s.opts.BaseEnv()
-	}
-	return environ()
 }
 
 // timeout is the lifetime cap: the request's, else none for background

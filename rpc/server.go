@@ -66,7 +66,7 @@ type Server struct {
 
 	staticEnv      []string // the helper's environment, read once
 	envMu          sync.Mutex
-	envSrc, envOut []string // the last base environment, and it prepared
+	envSrc, envOut []string // the last base environment, and it prepared (see preparedEnv)
 	exit           chan struct{}
 	methods        map[string]method
 }

@@ -54,11 +54,10 @@ type Session struct {
 	secrets    []string
 	reported   bool // the finished answer was given
 
-	done     chan struct{}  // closed once exited and drained
-	readers  atomic.Int32   // output readers still reading
-	drained  chan struct{}  // closed by the last reader to finish
-	wg       sync.WaitGroup // every goroutine of the session
-	stopKill chan struct{}
+	done    chan struct{}  // closed once exited and drained
+	readers atomic.Int32   // output readers still reading
+	drained chan struct{}  // closed by the last reader to finish
+	wg      sync.WaitGroup // every goroutine of the session
 }
 
 // ID is the session's id.
