@@ -3,7 +3,7 @@ GO     ?= go
 BIN    ?= bin/termhelper
 ROOT   ?= .
 
-.PHONY: build run test test-short cross vet bench bench-quick fuzz clean
+.PHONY: build run test test-short cross vet lint bench bench-quick fuzz clean
 
 # Static: no cgo (os/user's lookups are not needed), a smaller, faster start.
 build:
@@ -24,6 +24,11 @@ vet:
 	$(GO) vet ./...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
+
+# staticcheck, from the Go module proxy: dead code and subtler mistakes.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(GO) run $(STATICCHECK) ./...
 
 # Every desktop a host ships to builds from here.
 cross:
