@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -402,4 +403,28 @@ func TestShutdownAndExit(t *testing.T) {
 		within(t, c.exited, "the helper's exit")
 		assert.Equal(t, 0, c.cmd.ProcessState.ExitCode())
 	})
+}
+
+func TestRunSubcommand(t *testing.T) {
+	root := t.TempDir()
+	cmd := exec.Command(binary, "run", "--root", root, "--", `printf '\033[1mbold\033[0m\n'; pwd -P; exit 3`)
+	cmd.Env = append(os.Environ(), "SHELL=", "TERMHELPER_CONFIG_DIR="+t.TempDir())
+	out, err := cmd.Output()
+	var exitErr *exec.ExitError
+	require.ErrorAs(t, err, &exitErr, "the command's exit code is the helper's")
+	assert.Equal(t, 3, exitErr.ExitCode())
+	real, _ := filepath.EvalSymlinks(root)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Len(t, lines, 3, "%q", out)
+	assert.Equal(t, "bold", lines[0], "cleaned for a person")
+	assert.Equal(t, real, lines[1])
+	assert.Regexp(t, `^exit 3 · \d+ms$`, lines[2])
+
+	// A hard block is refused before anything runs.
+	cmd = exec.Command(binary, "run", "--root", root, "--", "sudo", "true")
+	cmd.Env = append(os.Environ(), "SHELL=", "TERMHELPER_CONFIG_DIR="+t.TempDir())
+	out, err = cmd.CombinedOutput()
+	require.ErrorAs(t, err, &exitErr)
+	assert.NotEqual(t, 0, exitErr.ExitCode())
+	assert.Contains(t, string(out), "sudo")
 }
