@@ -75,10 +75,12 @@ func TestSilentCommandIsNeverWaiting(t *testing.T) {
 		require.NotNil(t, r.ExitCode, "sleep is not a prompt: %+v", r)
 		assert.Equal(t, "working\ndone", strings.TrimSpace(r.Output))
 		// And when it is polled mid-way, it is running, not waiting.
-		r = c.exec(map[string]any{"command": "sleep 3", "yieldMs": 1000})
+		m := marker()
+		r = c.exec(map[string]any{"command": "sleep " + m, "yieldMs": 1000})
 		assert.Equal(t, "running", r.State)
 		r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "yieldMs": 1000})
 		assert.Equal(t, "running", r.State)
+		c.run("session/kill", map[string]any{"sessionId": r.SessionID})
 	})
 }
 
@@ -185,7 +187,7 @@ func TestOutputStreamNotifications(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		_, rerr := c.call("initialize", map[string]any{"capabilities": map[string]bool{"outputStream": true}})
 		require.Nil(t, rerr)
-		r := c.exec(map[string]any{"command": "printf '\\033[1mbold\\033[0m\\n'; sleep 0.3; echo two", "background": true, "yieldMs": 100})
+		r := c.exec(map[string]any{"command": "printf '\\033[1mbold\\033[0m\\n'; sleep 2; echo two", "background": true, "yieldMs": 100})
 		require.Equal(t, "background", r.State)
 		var got strings.Builder
 		for !strings.Contains(got.String(), "two") {
