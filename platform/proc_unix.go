@@ -182,11 +182,6 @@ func (p *Process) Wait() (Exit, error) {
 	return Exit{Code: state.ExitCode()}, nil
 }
 
-// Signal sends sig to every process of the command's tree.
-func (p *Process) Signal(sig Signal) {
-	signalTree(p.Pid, p.sys.tag, syscall.Signal(sig))
-}
-
 // Alive reports whether any process of the command's tree is still running.
 func (p *Process) Alive() bool {
 	if unix.Kill(-p.Pid, 0) == nil {
@@ -262,10 +257,4 @@ func (p *Process) Close() {
 			f.Close()
 		}
 	}
-}
-
-// IsEOF reports whether err from reading Output or Stderr means the other
-// side is gone: Linux answers EIO on a terminal whose last slave closed.
-func IsEOF(err error) bool {
-	return errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded)
 }

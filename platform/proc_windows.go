@@ -344,17 +344,6 @@ func (s *sysProcess) stopped() bool {
 	}
 }
 
-// Signal delivers sig to the command's tree as Windows can: SIGINT is a
-// Ctrl-C typed on the console (pipes mode has no console of ours to type
-// on, so it does nothing there); every other signal terminates the job.
-func (p *Process) Signal(sig Signal) {
-	if sig == SIGINT {
-		p.sys.interrupt()
-		return
-	}
-	p.sys.terminate(sig)
-}
-
 // interrupt types Ctrl-C on the console: the console turns it into a
 // CTRL_C_EVENT for every process attached, as a person's key press would.
 func (s *sysProcess) interrupt() bool {
@@ -485,15 +474,6 @@ func (p *Process) Close() {
 // InputState is not known on Windows: the caller falls back to quiet output
 // and a prompt-like last line.
 func (p *Process) InputState() InputState { return InputState{} }
-
-// IsEOF reports whether err from reading Output or Stderr means the other
-// side is gone: a pipe reads broken or empty-closed when its writers exit,
-// and a read cancelled by StopReading or Close reads aborted.
-func IsEOF(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) ||
-		errors.Is(err, windows.ERROR_BROKEN_PIPE) || errors.Is(err, windows.ERROR_NO_DATA) ||
-		errors.Is(err, windows.ERROR_OPERATION_ABORTED)
-}
 
 // StartTime returns a live process's creation time (100 ns ticks since
 // 1601), to tell a process from a later one that reused its pid.

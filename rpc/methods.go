@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -400,8 +399,4 @@ func (s *Server) sessionResize(_ context.Context, raw *json.RawMessage) (any, er
 func cleanerOptions(c config.Config) cleaner.Options {
 	return cleaner.Options{MaxLineChars: c.Limits.MaxLineChars,
 		MaxStreamChars: c.Limits.MaxStreamChars, Encoding: c.Encoding}
-}
-
-func sprintf(format string, args ...any) string {
-	return strings.TrimSpace(fmt.Sprintf(format, args...))
 }

@@ -6,9 +6,12 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -79,7 +82,7 @@ func New(opts Options) *Server {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{opts: opts, log: opts.Log, trusted: true, exit: make(chan struct{}), stopping: make(chan struct{}),
-		staticEnv: environ()}
+		staticEnv: os.Environ()}
 	lim := opts.Config.Limits
 	s.mgr = session.NewManager(session.Config{
 		MaxSessions: lim.MaxSessions,
@@ -224,7 +227,7 @@ func (n notifier) Output(id, stream, data string) {
 type slogPrinter struct{ log *slog.Logger }
 
 func (p slogPrinter) Printf(format string, args ...any) {
-	p.log.Debug("jsonrpc2", "msg", sprintf(format, args...))
+	p.log.Debug("jsonrpc2", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
 }
 
 func platformInfo(cfg config.Config) map[string]string {

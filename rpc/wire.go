@@ -1,8 +1,6 @@
 package rpc
 
 import (
-	"os"
-
 	"github.com/termhelper/termhelper/session"
 )
 
@@ -60,5 +58,3 @@ func optional(s string) *string {
 	}
 	return &s
 }
-
-func environ() []string { return os.Environ() }

@@ -72,7 +72,6 @@ func (s *Session) finishLocked() Result {
 	s.takeLocked(&r, true)
 	s.closeStreamsLocked() // the final take flushed everything
 	handed := s.handed
-	s.reported = true
 	s.mu.Unlock()
 	if !handed {
 		s.m.forget(s.id)

@@ -52,7 +52,6 @@ type Session struct {
 	lastWrite  time.Time
 	lastOutput time.Time
 	secrets    []string
-	reported   bool // the finished answer was given
 
 	done    chan struct{}  // closed once exited and drained
 	readers atomic.Int32   // output readers still reading
@@ -377,9 +376,6 @@ func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 	<-s.done
 	return s.Answer(AnswerOpts{})
 }
-
-// Done is closed once the session has ended and its output is drained.
-func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Info describes the session for session/list.
 func (s *Session) Info() Info {
