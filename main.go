@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/termhelper/termhelper/config"
+	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
@@ -66,8 +67,8 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return 2
 	}
-	srv, log, cleanup, code := setup(f)
-	if srv == nil {
+	eng, log, cleanup, afterFirst, code := setup(f)
+	if eng == nil {
 		return code
 	}
 	defer cleanup()
@@ -81,19 +82,22 @@ func run(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	ctx = platform.WatchHangup(ctx, os.Stdout)
+	srv := rpc.New(eng, rpc.Options{Log: log, AfterFirst: afterFirst})
 	if err := srv.Serve(ctx, stdio{}, framing); err != nil {
 		log.Error("serve", "err", err)
 	}
 	return 0
 }
 
-// setup loads the root and the config and builds a server, with a cleanup
-// to run after it; on failure it prints why and returns the exit code.
-func setup(f flags) (*rpc.Server, *slog.Logger, func(), int) {
+// setup loads the root and the config and builds the engine, with a
+// cleanup to run after it and the work to start after the first answer;
+// on failure it prints why and returns the exit code.
+func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 	log, err := newLogger(f.logLevel)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
-		return nil, nil, nil, 2
+		return nil, nil, nil, nil, 2
 	}
 	root := f.root
 	if root == "" {
@@ -102,15 +106,15 @@ func setup(f flags) (*rpc.Server, *slog.Logger, func(), int) {
 	root, err = platform.RealRoot(root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
-		return nil, nil, nil, 2
+		return nil, nil, nil, nil, 2
 	}
 	cfg, err := config.Load(f.config, root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
-		return nil, nil, nil, 2
+		return nil, nil, nil, nil, 2
 	}
 	platform.Init()
-	opts := rpc.Options{Root: root, Config: cfg, Log: log}
+	opts := engine.Options{Root: root, Config: cfg, Log: log}
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = session.StateDir(cache, root)
 		opts.ShimDir, opts.TrashDir = rmShim(cache, root, log)
@@ -121,13 +125,13 @@ func setup(f flags) (*rpc.Server, *slog.Logger, func(), int) {
 	}
 	opts.Store = allowStore(root, log)
 	opts.Policy = policy.New(cfg, root, opts.Store)
-	opts.AfterFirst = func() {
+	afterFirst := func() {
 		if cfg.LoginEnv && runtime.GOOS != "windows" {
 			login.start(log)
 		}
 		housekeeping(opts.TrashDir, log)
 	}
-	return rpc.New(opts), log, login.close, 0
+	return engine.New(opts), log, login.close, afterFirst, 0
 }
 
 // lazyLogin is the login shell's environment, read in the background once
@@ -238,15 +242,15 @@ func runOnce(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: termhelper run [--root DIR] -- COMMAND")
 		return 2
 	}
-	srv, _, cleanup, code := setup(f)
-	if srv == nil {
+	eng, _, cleanup, _, code := setup(f)
+	if eng == nil {
 		return code
 	}
 	defer cleanup()
-	defer srv.Close()
+	defer eng.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
-	res, err := srv.Run(ctx, rpc.RunParams{Command: command})
+	res, err := eng.Run(ctx, engine.RunParams{Command: command})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return 125

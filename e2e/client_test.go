@@ -62,13 +62,15 @@ type rpcError struct {
 
 // client is a host: it spawns termhelper and speaks to it in one framing.
 type client struct {
-	t       *testing.T
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	lsp     bool
-	stderr  *strings.Builder
-	exited  chan struct{}
-	waitErr error
+	t     *testing.T
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	// stdoutReader is the host's end of the helper's output.
+	stdoutReader io.ReadCloser
+	lsp          bool
+	stderr       *strings.Builder
+	exited       chan struct{}
+	waitErr      error
 
 	mu      sync.Mutex
 	next    int
@@ -99,7 +101,7 @@ func start(t *testing.T, framing, root string, args []string, opts ...opt) *clie
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
 	must(t, err)
-	c := &client{t: t, cmd: cmd, stdin: stdin, lsp: framing == "lsp", stderr: &strings.Builder{},
+	c := &client{t: t, cmd: cmd, stdin: stdin, stdoutReader: stdout, lsp: framing == "lsp", stderr: &strings.Builder{},
 		exited: make(chan struct{}), pending: map[string]chan message{}, notes: make(chan message, 10000)}
 	cmd.Stderr = &lockedWriter{w: c.stderr}
 	must(t, cmd.Start())
@@ -130,15 +132,24 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// stop closes stdin and waits for the helper, killing it after the watchdog.
+// stop closes stdin and waits for the helper. At EOF the helper first
+// finishes the requests in hand, which may include a command a test left
+// running: after a short wait it gets SIGTERM, which ends every tree at
+// once, and it is killed only if that fails too.
 func (c *client) stop() {
 	c.stdin.Close()
+	select {
+	case <-c.exited:
+		return
+	case <-time.After(5 * time.Second):
+		c.cmd.Process.Signal(syscall.SIGTERM)
+	}
 	select {
 	case <-c.exited:
 	case <-time.After(watchdog):
 		c.cmd.Process.Kill()
 		<-c.exited
-		c.t.Errorf("helper did not exit after stdin EOF; stderr:\n%s", c.stderr)
+		c.t.Errorf("helper did not exit after stdin EOF and SIGTERM; stderr:\n%s", c.stderr)
 	}
 }
 

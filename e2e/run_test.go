@@ -359,22 +359,6 @@ func TestHugeMessageIsRefused(t *testing.T) {
 	})
 }
 
-func TestStdinEOFEndsEverything(t *testing.T) {
-	for _, fr := range framings {
-		t.Run(fr, func(t *testing.T) {
-			t.Parallel()
-			c := start(t, fr, t.TempDir(), nil)
-			m := marker()
-			c.callAsync("exec/run", map[string]any{"command": fmt.Sprintf("setsid sleep %s & sleep %s", m, m)})
-			waitFor(t, "the command to start", func() bool { return len(pidsWith(m)) >= 2 })
-			c.stdin.Close()
-			within(t, c.exited, "the helper's exit")
-			assert.Equal(t, 0, c.cmd.ProcessState.ExitCode(), c.stderr.String())
-			noneLeft(t, m)
-		})
-	}
-}
-
 func TestSignalsEndEverything(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/session"
 )
@@ -31,11 +32,17 @@ func errParams(format string, args ...any) *jsonrpc2.Error {
 // error would reach the host as code 0.
 func wireError(err error) *jsonrpc2.Error {
 	var je *jsonrpc2.Error
+	var pe *engine.ParamError
+	var re *engine.RefusedError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &je):
 		return je
+	case errors.As(err, &pe):
+		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: pe.Error()}
+	case errors.As(err, &re):
+		return refusedError(re)
 	case errors.Is(err, session.ErrNotFound):
 		return &jsonrpc2.Error{Code: CodeNoSession, Message: err.Error()}
 	case errors.Is(err, platform.ErrOutsideRoot), errors.Is(err, platform.ErrNotDir):
@@ -52,6 +59,26 @@ func wireError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
 	}
 	return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+}
+
+// refusedError is a command that did not run: blocked, or not approved.
+func refusedError(re *engine.RefusedError) *jsonrpc2.Error {
+	code := int64(CodeNotApproved)
+	if re.Blocked {
+		code = CodeBlocked
+	}
+	e := &jsonrpc2.Error{Code: code, Message: re.Msg}
+	if len(re.Reasons) > 0 || re.Blocked {
+		e.SetError(map[string]any{"reasons": nonNil(re.Reasons)})
+	}
+	return e
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // decodeParams reads params into v, naming the field of a wrong type.

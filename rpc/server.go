@@ -1,6 +1,6 @@
-// Package rpc is termhelper's face on the wire: framing detection, the
-// method table, parameter checks, and the one place where a Go error
-// becomes a JSON-RPC error.
+// Package rpc is termhelper's native face on the wire: framing detection,
+// the method table, parameter checks, and the one place where an engine
+// error becomes a JSON-RPC error. The work itself is the engine's.
 package rpc
 
 import (
@@ -9,16 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/termhelper/termhelper/config"
-	"github.com/termhelper/termhelper/platform"
-	"github.com/termhelper/termhelper/policy"
+	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/session"
 )
 
@@ -27,74 +23,38 @@ const Version = "0.1.0"
 
 // Options configure a Server.
 type Options struct {
-	Root   string // real absolute project root
-	Config config.Config
-	Log    *slog.Logger
-	// BaseEnv is the environment commands start from (the helper's own,
-	// later merged with the login shell's). Nil means os.Environ().
-	BaseEnv func() []string
-	// StateDir, when set, is where the helper records its commands so
-	// that the next helper for the root ends them if this one is killed.
-	StateDir string
-
-	Policy *policy.Policy // nil: every command runs
-	Store  *policy.Store  // where "always" answers are kept
-	// ShimDir holds the rm shim, first on every command's PATH; TrashDir
-	// is where it moves what rm would delete. Empty: no shim.
-	ShimDir, TrashDir string
-
-	// AfterFirst runs once, in its own goroutine, after the first
-	// request has been answered: start-up work that must not delay the
-	// answer to initialize (reading the login shell's environment,
-	// pruning old files).
+	Log *slog.Logger
+	// AfterFirst runs once, after the first request has been answered:
+	// start-up work that must not delay the answer to initialize (reading
+	// the login shell's environment, pruning old files). Serve waits for
+	// it before it returns.
 	AfterFirst func()
 }
 
 // Server serves one host over one connection.
 type Server struct {
+	eng  *engine.Engine
 	opts Options
-	mgr  *session.Manager
 	log  *slog.Logger
+	life *lifecycle
 
-	mu       sync.Mutex
-	conn     *jsonrpc2.Conn
-	approval bool
-	trusted  bool
-	shutdown bool
-	exitOnce sync.Once
-	stopping chan struct{} // closed when the helper starts shutting down
-	stopOnce sync.Once
-	inflight sync.WaitGroup
-	first    sync.Once
+	mu   sync.Mutex
+	conn *jsonrpc2.Conn
 
-	staticEnv      []string // the helper's environment, read once
-	envMu          sync.Mutex
-	envSrc, envOut []string // the last base environment, and it prepared (see preparedEnv)
-	exit           chan struct{}
-	methods        map[string]method
+	inflight   sync.WaitGroup // requests being handled
+	background sync.WaitGroup // AfterFirst
+	first      sync.Once
+	methods    map[string]method
 }
 
 type method func(ctx context.Context, params *json.RawMessage) (any, error)
 
-// New returns a server with its own session manager.
-func New(opts Options) *Server {
+// New returns a server over eng; it becomes eng's sink.
+func New(eng *engine.Engine, opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: opts.Log, trusted: true, exit: make(chan struct{}), stopping: make(chan struct{}),
-		staticEnv: os.Environ()}
-	lim := opts.Config.Limits
-	s.mgr = session.NewManager(session.Config{
-		MaxSessions: lim.MaxSessions,
-		Cleaner:     cleanerOptions(opts.Config),
-	}, notifier{s})
-	if opts.StateDir != "" {
-		if n, err := s.mgr.EnableState(opts.StateDir); err != nil {
-			s.log.Warn("no state file: leftovers of a killed helper will not be found", "err", err)
-		} else if n > 0 {
-			s.log.Info("ended the leftovers of a helper that died", "processes", n)
-		}
-	}
+	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle()}
 	s.methods = map[string]method{
 		"initialize":     s.initialize,
 		"shutdown":       s.shutdownMethod,
@@ -109,80 +69,113 @@ func New(opts Options) *Server {
 		"trash/list":     s.trashList,
 		"trash/restore":  s.trashRestore,
 	}
+	eng.SetSink(notifier{s})
 	return s
 }
 
 // Serve answers requests on rwc until the host disconnects, sends exit, or
-// ctx ends. It then ends every command's process tree and returns.
+// ctx ends (a signal, or the host's end of the output gone). At the end of
+// the host's input it first finishes the requests already received. It
+// then ends every command's process tree and returns.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, f Framing) error {
-	st := newStream(rwc, f)
-	st.atEOF = func() {
-		s.log.Info("host closed its input")
-		s.drain()
-	}
-	h := tracked{s, jsonrpc2.HandlerWithError(s.handle).SuppressErrClosed()}
-	conn := jsonrpc2.NewConn(ctx, st, h, jsonrpc2.SetLogger(slogPrinter{s.log}))
+	st := newStream(watchWrites{rwc, s.hostGone}, f)
+	st.atEOF = func() { s.inputEnded(ctx) }
+	conn := jsonrpc2.NewConn(ctx, st, s, jsonrpc2.SetLogger(slogPrinter{s.log}))
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
 	select {
 	case <-conn.DisconnectNotify():
-	case <-s.exit:
-		s.log.Info("exit requested")
+	case <-s.life.exitNow:
+		s.log.Info("exiting")
 	case <-ctx.Done():
 		s.log.Info("stopping", "cause", context.Cause(ctx))
 	}
+	s.life.advance(exiting)
 	s.drain()
 	conn.Close()
+	s.background.Wait()
 	return nil
+}
+
+// inputEnded runs in the read loop at the end of the host's input, before
+// the connection closes: the requests already received run to their
+// answers, which still reach the host, and then every tree is ended. The
+// host going away or a signal cuts the wait short.
+func (s *Server) inputEnded(ctx context.Context) {
+	s.log.Info("host closed its input: finishing the requests in hand")
+	s.life.advance(inputEnded)
+	done := make(chan struct{})
+	go func() {
+		s.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-s.life.exitNow:
+	}
+	s.drain()
+}
+
+// hostGone is called when a write to the host fails: nobody is listening.
+func (s *Server) hostGone(err error) {
+	if s.life.advance(exiting) {
+		s.log.Info("the host is gone", "err", err)
+	}
 }
 
 // drain ends every command's tree, then waits for the requests in flight
 // to send their (now finished) answers.
 func (s *Server) drain() {
-	s.stopOnce.Do(func() { close(s.stopping) })
-	s.mgr.Close()
+	s.eng.Close()
 	s.inflight.Wait()
 }
 
-// closing returns a context that ends when the helper starts shutting
-// down, so that nothing in flight waits for a host that is gone.
-func (s *Server) closing(parent context.Context) context.Context {
-	ctx, cancel := context.WithCancel(parent)
+// Handle runs in the read loop. initialize is applied there, before the
+// next message is read, so that its trust and capabilities hold for every
+// request after it however fast they come. Every other request runs in
+// its own goroutine, so that a long exec/run never blocks the next one,
+// counted before it starts so that drain never misses it.
+func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	s.mu.Lock()
+	s.conn = conn // the first message can come before NewConn has returned
+	s.mu.Unlock()
+	if req.Method == "initialize" {
+		s.reply(ctx, conn, req)
+		return
+	}
+	s.inflight.Add(1)
 	go func() {
-		select {
-		case <-s.stopping:
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
-	return ctx
-}
-
-// tracked runs each request in its own goroutine, so that a long exec/run
-// never blocks the next request, and counts it so that shutdown can wait
-// for its answer. The count is taken in the read loop, before the
-// goroutine starts, so that drain never misses one.
-type tracked struct {
-	s *Server
-	h jsonrpc2.Handler
-}
-
-func (t tracked) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	t.s.inflight.Add(1)
-	go func() {
-		defer t.s.inflight.Done()
-		t.h.Handle(ctx, conn, req)
-		if t.s.opts.AfterFirst != nil {
-			t.s.first.Do(func() { go t.s.opts.AfterFirst() })
-		}
+		defer s.inflight.Done()
+		s.reply(ctx, conn, req)
 	}()
 }
 
-// Close ends every command's process tree.
-func (s *Server) Close() { s.mgr.Close() }
+func (s *Server) reply(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	res, err := s.handle(ctx, req)
+	if !req.Notif {
+		if err != nil {
+			conn.ReplyWithError(ctx, req.ID, err)
+		} else {
+			conn.Reply(ctx, req.ID, res)
+		}
+	}
+	s.first.Do(s.startAfterFirst)
+}
 
-func (s *Server) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+func (s *Server) startAfterFirst() {
+	if s.opts.AfterFirst == nil {
+		return
+	}
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		s.opts.AfterFirst()
+	}()
+}
+
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
 	m, ok := s.methods[req.Method]
 	if !ok {
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}
@@ -211,9 +204,7 @@ func (s *Server) notify(method string, params any) {
 type notifier struct{ s *Server }
 
 func (n notifier) Exited(id string, r session.Result) {
-	w := finishedWire(r)
-	n.s.notify("session/exited", exitedWire{SessionID: id, ExitCode: w.ExitCode, Signal: w.Signal,
-		DurationMs: w.DurationMs, TimedOut: w.TimedOut, Summary: w.Summary})
+	n.s.notify("session/exited", engine.ExitedEvent(id, r))
 }
 
 func (n notifier) Waiting(id string, p session.Prompt) {
@@ -224,17 +215,22 @@ func (n notifier) Output(id, stream, data string) {
 	n.s.notify("session/output", map[string]any{"sessionId": id, "stream": stream, "data": data})
 }
 
+// watchWrites reports a failed write: the host's end of the output is gone.
+type watchWrites struct {
+	io.ReadWriteCloser
+	failed func(error)
+}
+
+func (w watchWrites) Write(p []byte) (int, error) {
+	n, err := w.ReadWriteCloser.Write(p)
+	if err != nil {
+		w.failed(err)
+	}
+	return n, err
+}
+
 type slogPrinter struct{ log *slog.Logger }
 
 func (p slogPrinter) Printf(format string, args ...any) {
 	p.log.Debug("jsonrpc2", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
-}
-
-func platformInfo(cfg config.Config) map[string]string {
-	shell := platform.ShellArgv(cfg.Shell, "")[0]
-	kind := "unix-pty"
-	if runtime.GOOS == "windows" {
-		kind = "conpty"
-	}
-	return map[string]string{"os": runtime.GOOS, "arch": runtime.GOARCH, "shell": shell, "pty": kind}
 }

@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/termhelper/termhelper/platform"
+	"github.com/termhelper/termhelper/session"
+)
+
+// WriteParams send input to a session (session/write).
+type WriteParams struct {
+	SessionID string `json:"sessionId"`
+	Input     string `json:"input"`
+	Secret    bool   `json:"secret"` // never logged, masked wherever echoed back
+	YieldMs   *int64 `json:"yieldMs"`
+}
+
+// defaultWriteYield is how long a write waits for the command's reaction
+// when the host does not say: a new prompt or the exit ends it sooner.
+const defaultWriteYield = 2 * time.Second
+
+// Write sends input to a session and answers with its reaction.
+func (e *Engine) Write(ctx context.Context, p WriteParams) (session.Result, error) {
+	if err := checkRange("yieldMs", p.YieldMs); err != nil {
+		return session.Result{}, err
+	}
+	sess, err := e.session(p.SessionID)
+	if err != nil {
+		return session.Result{}, err
+	}
+	if p.Input != "" {
+		if err := sess.Write(p.Input, p.Secret); err != nil {
+			return session.Result{}, err
+		}
+	}
+	yield := defaultWriteYield
+	if p.YieldMs != nil {
+		yield = ms(*p.YieldMs)
+	}
+	return sess.Answer(session.AnswerOpts{Yield: yield, Now: yield == 0}), nil
+}
+
+// ReadParams ask a session for its news (session/read).
+type ReadParams struct {
+	SessionID string `json:"sessionId"`
+	YieldMs   *int64 `json:"yieldMs"` // long-poll; absent: a plain poll
+	Until     string `json:"until"`   // "", "exit"
+}
+
+// Read answers with a session's news: at once, at its next output, or at
+// the event Until names, whichever the params ask for.
+func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error) {
+	if p.Until != "" && p.Until != "exit" {
+		return session.Result{}, errParams(`field "until" must be "exit"`)
+	}
+	if err := checkRange("yieldMs", p.YieldMs); err != nil {
+		return session.Result{}, err
+	}
+	sess, err := e.session(p.SessionID)
+	if err != nil {
+		return session.Result{}, err
+	}
+	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until == "exit"}
+	switch {
+	case p.YieldMs != nil && *p.YieldMs > 0:
+		o.Yield = ms(*p.YieldMs)
+	case p.Until == "":
+		o.Now = true // a plain poll
+	}
+	return sess.Answer(o), nil
+}
+
+// KillParams end a session's tree (session/kill).
+type KillParams struct {
+	SessionID string `json:"sessionId"`
+	Signal    string `json:"signal"`  // SIGTERM (default), SIGINT, SIGHUP, SIGKILL
+	GraceMs   *int64 `json:"graceMs"` // then SIGKILL; default 2000
+}
+
+// Kill ends a session's whole tree and returns its finished answer.
+func (e *Engine) Kill(ctx context.Context, p KillParams) (session.Result, error) {
+	sig := platform.SIGTERM
+	if p.Signal != "" {
+		var ok bool
+		if sig, ok = platform.ParseSignal(p.Signal); !ok {
+			return session.Result{}, errParams(`field "signal" must be one of SIGTERM, SIGINT, SIGHUP, SIGKILL, not %q`, p.Signal)
+		}
+	}
+	if err := checkRange("graceMs", p.GraceMs); err != nil {
+		return session.Result{}, err
+	}
+	grace := 2 * time.Second
+	if p.GraceMs != nil {
+		grace = ms(*p.GraceMs)
+	}
+	sess, err := e.session(p.SessionID)
+	if err != nil {
+		return session.Result{}, err
+	}
+	return sess.Kill(sig, grace), nil
+}
+
+// List describes every session handed to the host, oldest first.
+func (e *Engine) List() []session.Info { return e.mgr.List() }
+
+// Resize sets a session's terminal size.
+func (e *Engine) Resize(id string, cols, rows int) error {
+	if cols < 1 || rows < 1 || cols > 10000 || rows > 10000 {
+		return errParams(`fields "cols" and "rows" must be between 1 and 10000`)
+	}
+	sess, err := e.session(id)
+	if err != nil {
+		return err
+	}
+	return sess.Resize(cols, rows)
+}
+
+func (e *Engine) session(id string) (*session.Session, error) {
+	if id == "" {
+		return nil, errParams(`field "sessionId" is required`)
+	}
+	return e.mgr.Get(id)
+}
