@@ -21,6 +21,7 @@ import (
 
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/mcp"
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
@@ -37,6 +38,7 @@ func main() {
 type flags struct {
 	root, config, framing, logLevel string
 	cpuprofile                      string
+	mcp                             bool
 }
 
 func (f *flags) register(fs *flag.FlagSet) {
@@ -53,9 +55,11 @@ func run(args []string) int {
 	var f flags
 	f.register(fs)
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to this file until the helper exits (for make bench)")
+	fs.BoolVar(&f.mcp, "mcp", false, "serve the Model Context Protocol (one tool, terminal) instead of the native methods")
 	fs.StringVar(&f.framing, "framing", "auto", "message framing: auto, lsp (Content-Length headers) or ndjson (a message per line)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: termhelper [flags]            serve JSON-RPC 2.0 on stdin/stdout\n"+
+			"       termhelper --mcp [flags]      serve MCP on stdin/stdout\n"+
 			"       termhelper run [flags] -- COMMAND   run one command and print its result\n\nflags:\n")
 		fs.PrintDefaults()
 	}
@@ -83,11 +87,20 @@ func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	ctx = platform.WatchHangup(ctx, os.Stdout)
-	srv := rpc.New(eng, rpc.Options{Log: log, AfterFirst: afterFirst})
-	if err := srv.Serve(ctx, stdio{}, framing); err != nil {
+	if err := serve(ctx, f, framing, eng, log, afterFirst); err != nil {
 		log.Error("serve", "err", err)
 	}
 	return 0
+}
+
+// serve runs the front end the flags chose over the engine.
+func serve(ctx context.Context, f flags, framing rpc.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
+	opts := rpc.Options{Log: log, AfterFirst: afterFirst}
+	if f.mcp {
+		// MCP's stdio transport is a JSON message per line.
+		opts.Front, framing = mcp.Front(eng, rpc.Version), rpc.NDJSON
+	}
+	return rpc.New(eng, opts).Serve(ctx, stdio{}, framing)
 }
 
 // setup loads the root and the config and builds the engine, with a

@@ -31,6 +31,22 @@ type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
 
+type approverKey struct{}
+
+// WithApprover returns a context under which a is asked in place of the
+// host's Approver: for a front end that asks per call (MCP's multi round
+// trip, where the answer comes with a retried call).
+func WithApprover(ctx context.Context, a Approver) context.Context {
+	return context.WithValue(ctx, approverKey{}, a)
+}
+
+func approverFor(ctx context.Context, h Host) Approver {
+	if a, ok := ctx.Value(approverKey{}).(Approver); ok {
+		return a
+	}
+	return h.Approver
+}
+
 // approve decides whether command may run in dir: hard blocks are refused,
 // harmless lines run, the rest is asked of a host that can answer, or
 // follows the config's unattended rule.
@@ -39,6 +55,7 @@ func (e *Engine) approve(ctx context.Context, command, dir string) error {
 		return nil
 	}
 	h := e.currentHost()
+	h.Approver = approverFor(ctx, h)
 	v := e.opts.Policy.CheckDir(command, dir, h.Trusted)
 	switch {
 	case v.Decision == policy.Deny:
@@ -59,7 +76,9 @@ func (e *Engine) ask(ctx context.Context, a Approver, req ApprovalRequest) error
 	d, err := a.Approve(ctx, req)
 	if err != nil {
 		e.log.Info("approval not given", "err", err)
-		return notApproved(ErrDeclined.Error(), req.Reasons)
+		refused := notApproved(ErrDeclined.Error(), req.Reasons)
+		refused.Err = err
+		return refused
 	}
 	switch d {
 	case Allow:

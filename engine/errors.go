@@ -20,9 +20,12 @@ type RefusedError struct {
 	Blocked bool // a hard block; otherwise approval was refused or unavailable
 	Msg     string
 	Reasons []string
+	Err     error // the Approver's error, if asking failed
 }
 
 func (e *RefusedError) Error() string { return e.Msg }
+
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // ErrDeclined is the message of a command the person declined.
 var ErrDeclined = errors.New("user declined to run this command")

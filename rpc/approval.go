@@ -12,15 +12,12 @@ import (
 type approver struct{ s *Server }
 
 func (a approver) Approve(ctx context.Context, req engine.ApprovalRequest) (engine.Decision, error) {
-	a.s.mu.Lock()
-	conn := a.s.conn
-	a.s.mu.Unlock()
 	var answer struct {
 		Decision engine.Decision `json:"decision"`
 	}
 	// No lifetime cap while a person decides; the host going away, or its
 	// input ending, counts as deny.
-	if err := conn.Call(a.s.closing(ctx), "approval/request", req, &answer); err != nil {
+	if err := (peer{a.s}).Call(ctx, "approval/request", req, &answer); err != nil {
 		return engine.Deny, err
 	}
 	return answer.Decision, nil

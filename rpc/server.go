@@ -21,9 +21,30 @@ import (
 // Version is termhelper's version, reported by initialize.
 const Version = "0.1.0"
 
+// Method is one method of a protocol: params in, an answer or an error out.
+type Method func(ctx context.Context, params *json.RawMessage) (any, error)
+
+// Peer is the host as a protocol's methods see it.
+type Peer interface {
+	// Notify sends a notification; it is dropped if the host is gone.
+	Notify(method string, params any)
+	// Call sends a request and waits for its answer, until ctx ends or no
+	// answer can come any more.
+	Call(ctx context.Context, method string, params, result any) error
+	// Cancel ends the wait of the request with this id, if it is in flight.
+	Cancel(id jsonrpc2.ID)
+}
+
+// Front is a protocol served over the connection: it builds the method
+// table over the peer and says where session events go. Its "initialize"
+// is handled in the read loop, like the native one.
+type Front func(p Peer) (map[string]Method, engine.Sink)
+
 // Options configure a Server.
 type Options struct {
-	Log *slog.Logger
+	// Front is the protocol to serve; nil is the native one.
+	Front Front
+	Log   *slog.Logger
 	// AfterFirst runs once, after the first request has been answered:
 	// start-up work that must not delay the answer to initialize (reading
 	// the login shell's environment, pruning old files). Serve waits for
@@ -42,20 +63,25 @@ type Server struct {
 	conn *jsonrpc2.Conn
 
 	inflight   sync.WaitGroup // requests being handled
+	cancels    map[jsonrpc2.ID]context.CancelFunc
 	background sync.WaitGroup // AfterFirst
 	first      sync.Once
-	methods    map[string]method
+	methods    map[string]Method
 }
-
-type method func(ctx context.Context, params *json.RawMessage) (any, error)
 
 // New returns a server over eng; it becomes eng's sink.
 func New(eng *engine.Engine, opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle()}
-	s.methods = map[string]method{
+	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle(), cancels: map[jsonrpc2.ID]context.CancelFunc{}}
+	if opts.Front != nil {
+		var sink engine.Sink
+		s.methods, sink = opts.Front(peer{s})
+		eng.SetSink(sink)
+		return s
+	}
+	s.methods = map[string]Method{
 		"initialize":     s.initialize,
 		"shutdown":       s.shutdownMethod,
 		"exit":           s.exitMethod,
@@ -146,10 +172,26 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		return
 	}
 	s.inflight.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	if !req.Notif {
+		s.mu.Lock()
+		s.cancels[req.ID] = cancel
+		s.mu.Unlock()
+	}
 	go func() {
 		defer s.inflight.Done()
+		defer s.forget(req, cancel)
 		s.reply(ctx, conn, req)
 	}()
+}
+
+func (s *Server) forget(req *jsonrpc2.Request, cancel context.CancelFunc) {
+	cancel()
+	if !req.Notif {
+		s.mu.Lock()
+		delete(s.cancels, req.ID)
+		s.mu.Unlock()
+	}
 }
 
 func (s *Server) reply(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
@@ -198,6 +240,27 @@ func (s *Server) notify(method string, params any) {
 	}
 	if err := conn.Notify(context.Background(), method, params); err != nil {
 		s.log.Debug("notification not sent", "method", method, "err", err)
+	}
+}
+
+// peer is the Server as a front end's methods see it.
+type peer struct{ s *Server }
+
+func (p peer) Notify(method string, params any) { p.s.notify(method, params) }
+
+func (p peer) Call(ctx context.Context, method string, params, result any) error {
+	p.s.mu.Lock()
+	conn := p.s.conn
+	p.s.mu.Unlock()
+	return conn.Call(p.s.closing(ctx), method, params, result)
+}
+
+func (p peer) Cancel(id jsonrpc2.ID) {
+	p.s.mu.Lock()
+	cancel := p.s.cancels[id]
+	p.s.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 }
 

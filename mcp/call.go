@@ -1,0 +1,206 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/session"
+)
+
+type callParams struct {
+	Name      string           `json:"name"`
+	Arguments *json.RawMessage `json:"arguments"`
+	Meta      struct {
+		ProgressToken any `json:"progressToken"`
+	} `json:"_meta"`
+}
+
+// toolResult is a tools/call answer.
+type toolResult struct {
+	Content           []textContent `json:"content"`
+	StructuredContent any           `json:"structuredContent,omitempty"`
+	IsError           bool          `json:"isError,omitempty"`
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// toolsCall is the terminal tool: one engine call per shape, answered with
+// the text a model reads and the native answer as structured content. A
+// refused call is a result with isError, not a protocol error.
+func (f *front) toolsCall(ctx context.Context, raw *json.RawMessage) (any, error) {
+	var p callParams
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Name != "terminal" {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: the one tool is terminal", p.Name)}
+	}
+	a, err := arguments(p.Arguments)
+	if err != nil {
+		return f.result(nil, "", err), nil
+	}
+	defer f.progress(ctx, p.Meta.ProgressToken)()
+	ans, text, err := f.dispatch(f.withApprover(ctx), a)
+	return f.result(ans, text, err), nil
+}
+
+// arguments decodes a call's arguments, naming an unknown or mistyped one.
+func arguments(raw *json.RawMessage) (Args, error) {
+	var a Args
+	if raw == nil {
+		return a, errUsage
+	}
+	dec := json.NewDecoder(bytes.NewReader(*raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return a, fmt.Errorf("argument %q must be a %s", te.Field, te.Type)
+		}
+		return a, fmt.Errorf("bad arguments: %v", err)
+	}
+	return a, nil
+}
+
+func (f *front) result(ans any, text string, err error) toolResult {
+	lead := f.events.take()
+	if err != nil {
+		return toolResult{Content: []textContent{{"text", lead + refusal(err)}}, IsError: true}
+	}
+	return toolResult{Content: []textContent{{"text", lead + text}}, StructuredContent: ans}
+}
+
+// withApprover asks through elicitation on clients that have it; on
+// others the client's own tool-call confirmation stands for approval.
+func (f *front) withApprover(ctx context.Context) context.Context {
+	f.mu.Lock()
+	elicit := f.elicit
+	f.mu.Unlock()
+	if !elicit {
+		return ctx
+	}
+	return engine.WithApprover(ctx, elicitor{f.peer})
+}
+
+// errUsage is a call whose arguments fit no shape.
+var errUsage = errors.New(`give "command" to run, "session_id" with one of input, until, screen or kill, or "list": true`)
+
+func (f *front) dispatch(ctx context.Context, a Args) (any, string, error) {
+	switch {
+	case a.List:
+		rows := engine.Rows(f.eng.List())
+		return map[string]any{"sessions": rows}, listText(rows), nil
+	case a.Command != "" && a.SessionID != "":
+		return nil, "", errors.New(`give "command" or "session_id", not both`)
+	case a.Command != "":
+		return f.answer(f.eng.Run(ctx, runParams(a)))
+	case a.SessionID == "":
+		return nil, "", errUsage
+	case a.Kill:
+		return f.answer(f.eng.Kill(ctx, engine.KillParams{SessionID: a.SessionID, Signal: a.Signal}))
+	case a.Input != nil && *a.Input != "":
+		return f.answer(f.eng.Write(ctx, engine.WriteParams{SessionID: a.SessionID, Input: *a.Input,
+			Secret: a.Secret, YieldMs: a.YieldMs}))
+	}
+	return f.answer(f.eng.Read(ctx, engine.ReadParams{SessionID: a.SessionID, YieldMs: a.YieldMs, Until: a.Until}))
+}
+
+func runParams(a Args) engine.RunParams {
+	return engine.RunParams{Command: a.Command, Cwd: a.Cwd, Env: a.Env, Mode: a.Mode,
+		Background: a.Background, TimeoutMs: a.TimeoutMs, YieldMs: a.YieldMs}
+}
+
+// answer is a result as structured content and as text: the cleaned
+// output, then one status line.
+func (f *front) answer(r session.Result, err error) (any, string, error) {
+	if err != nil {
+		return nil, "", err
+	}
+	if r.Exit != nil && r.ID != "" {
+		f.events.answered(r.ID)
+	}
+	text := r.Output
+	if r.Stderr != nil && *r.Stderr != "" {
+		text = joinLines(text, "[stderr]\n"+*r.Stderr)
+	}
+	return engine.Answer(r), joinLines(text, status(r)), nil
+}
+
+func joinLines(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if !strings.HasSuffix(a, "\n") {
+		a += "\n"
+	}
+	return a + b
+}
+
+// status is the one line that says where the command stands.
+func status(r session.Result) string {
+	if r.Exit != nil {
+		line := session.Summary(r)
+		if r.FullOutputPath != "" {
+			line += " · output cut, full text in " + r.FullOutputPath
+		}
+		return line
+	}
+	switch r.State {
+	case session.Waiting:
+		return waitingLine(r)
+	case session.Background:
+		return fmt.Sprintf("session %s running in the background", r.ID)
+	}
+	return fmt.Sprintf("session %s still running (poll with input \"\", wait with until \"exit\", or kill)", r.ID)
+}
+
+func waitingLine(r session.Result) string {
+	line := fmt.Sprintf("session %s waiting for input", r.ID)
+	if r.Prompt == nil {
+		return line
+	}
+	line += fmt.Sprintf(": %q", strings.TrimSpace(r.Prompt.Text))
+	if r.Prompt.Secret {
+		line += " (secret: ask the user)"
+	}
+	return line
+}
+
+func listText(rows []engine.Row) string {
+	if len(rows) == 0 {
+		return "no sessions"
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "session %s · %s · pid %d · %q", r.SessionID, r.State, r.Pid, r.Command)
+		if r.ExitCode != nil {
+			fmt.Fprintf(&b, " · exit %d", *r.ExitCode)
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// refusal is the text of a call that did not do what it asked: why, and
+// the policy's reasons where there are some.
+func refusal(err error) string {
+	var re *engine.RefusedError
+	if !errors.As(err, &re) {
+		return "error: " + err.Error()
+	}
+	text := "refused: " + re.Msg
+	for _, r := range re.Reasons {
+		text += "\n- " + r
+	}
+	return text
+}
