@@ -41,10 +41,17 @@ func (p *Policy) onAllowListPlain(words []string) bool {
 	for i, w := range words {
 		ws[i] = word{raw: w, text: strings.Trim(w, `"'`), known: true}
 	}
-	for _, e := range p.allowEntries() {
+	for _, e := range p.cfg.Policy.Allow {
 		entry := strings.Fields(e)
 		if len(entry) > 0 && len(ws) >= len(entry) && strings.EqualFold(cmdBase(ws[0].text), entry[0]) &&
 			matchEntry(append([]string{ws[0].text}, entry[1:]...), ws) {
+			return true
+		}
+	}
+	for _, e := range p.alwaysEntries() {
+		entry := strings.Fields(e)
+		if len(entry) > 0 && strings.EqualFold(cmdBase(ws[0].text), entry[0]) &&
+			matchAlways(append([]string{ws[0].text}, entry[1:]...), ws) {
 			return true
 		}
 	}

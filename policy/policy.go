@@ -87,13 +87,13 @@ func (p *Policy) CheckDir(command, dir string, trusted bool) Verdict {
 	return v
 }
 
-// allowEntries is the allow list in force now: config plus "always" names,
+// alwaysEntries are the names approved with "always" for this root,
 // re-read so that another window's approval counts at once.
-func (p *Policy) allowEntries() []string {
+func (p *Policy) alwaysEntries() []string {
 	if p.store == nil {
-		return p.cfg.Policy.Allow
+		return nil
 	}
-	return append(append([]string(nil), p.cfg.Policy.Allow...), p.store.Names()...)
+	return p.store.Names()
 }
 
 // report collects reasons while a line is analysed.

@@ -115,28 +115,6 @@ func TestReasonsNameThePart(t *testing.T) {
 	}
 }
 
-func TestAlwaysName(t *testing.T) {
-	cases := map[string]string{
-		"npm install":                  "npm",
-		"  git status --short":         "git",
-		"timeout 60 npm test":          "npm",
-		"env FOO=1 nice -n 5 make all": "make",
-		"cd web && npm run build":      "npm",
-		"./build.sh --fast":            "./build.sh",
-		"n''pm install":                "npm",
-		"$CMD x":                       "",
-		"":                             "",
-		"echo \"unterminated":          "",
-		"X=1 cargo build":              "cargo",
-		"ls | grep x":                  "ls",
-	}
-	for cmd, want := range cases {
-		if got := AlwaysName(cmd); got != want {
-			t.Errorf("AlwaysName(%q) = %q, want %q", cmd, got, want)
-		}
-	}
-}
-
 func TestStoreNamesAllow(t *testing.T) {
 	dir := t.TempDir()
 	s, err := OpenStore(dir, testRoot)
