@@ -119,8 +119,33 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		a.ask(nodeText(a.src, n), "", "starts a coprocess")
 	case *syntax.DeclClause:
 		a.decl(n)
+	case *syntax.ForClause:
+		a.forLoop(n)
 	}
 	return true
+}
+
+// forLoop notes the words "for f in a b *.go" gives f, so that cat "$f"
+// in the body is judged for each of them.
+func (a *analyzer) forLoop(f *syntax.ForClause) {
+	wi, ok := f.Loop.(*syntax.WordIter)
+	if !ok || wi.Name == nil {
+		return
+	}
+	name := wi.Name.Value
+	a.env.vars[name] = unknown
+	delete(a.env.loops, name)
+	if !wi.InPos.IsValid() {
+		return // for f; do: the positional parameters, unknown
+	}
+	var items []word
+	for _, w := range wi.Items {
+		items = append(items, a.env.fields(a.src, w)...)
+	}
+	if a.env.loops == nil {
+		a.env.loops = map[string][]word{}
+	}
+	a.env.loops[name] = items
 }
 
 func (a *analyzer) stmt(s *syntax.Stmt) {

@@ -56,7 +56,10 @@ func TestConfigListsApply(t *testing.T) {
 		{"echo x > other/deploy/prod.yaml", Ask},
 		{"echo x > ~/.aws/credentials", Deny},
 		{"echo x > my.lock", Deny},
-		{"cat secrets/key", Allow},
+		{"cat secrets/key", Ask},
+		{"cat other/deploy/prod.yaml", Allow},
+		{"grep -r x deploy", Ask},
+		{"cat my.lock", Allow},
 	}
 	for _, c := range cases {
 		if v := p.Check(c.cmd, true); v.Decision != c.want {

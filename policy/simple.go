@@ -65,6 +65,9 @@ func (a *analyzer) judgeKnown(c cmd) {
 	if inner, ok := a.inner(c); ok {
 		a.simple(inner)
 	}
+	if !a.guessing {
+		a.checkReads(c)
+	}
 	a.checkAllowed(c, c.words[0].text)
 }
 
@@ -202,7 +205,7 @@ func operands(ws []word) []word {
 }
 
 func joinPath(dir, p string) string {
-	if path.IsAbs(p) {
+	if isAbsPath(p) {
 		return path.Clean(p)
 	}
 	return path.Join(dir, p)
