@@ -165,6 +165,13 @@ func TestNonPOSIXShell(t *testing.T) {
 		{"Format-Volume -DriveLetter D", Deny},
 		{"runas /user:admin cmd", Deny},
 		{"taskkill /IM code.exe /F", Deny},
+		{"cat .env", Ask},
+		{"cat config\\.env.local", Ask},
+		{"cat ~\\.ssh\\id_rsa", Ask},
+		{"cat ..\\outside", Ask},
+		{"cat C:\\Windows\\win.ini", Ask},
+		{"cat README.md", Allow},
+		{"ls -Force src", Allow},
 	}
 	for _, c := range cases {
 		if v := p.Check(c.cmd, true); v.Decision != c.want {
