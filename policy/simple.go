@@ -165,6 +165,7 @@ func (a *analyzer) assignOnly(c cmd) {
 }
 
 func (a *analyzer) track(as assignment) {
+	delete(a.env.loops, as.name) // no longer the loop's words
 	if as.val.text == "" && !as.val.known {
 		a.env.vars[as.name] = unknown
 		return
