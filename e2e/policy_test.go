@@ -68,7 +68,7 @@ func TestAlwaysSurvivesRestart(t *testing.T) {
 	assert.Equal(t, int32(1), asked.Load())
 	raw, rerr := c2.call("policy/check", map[string]any{"command": "git status"})
 	require.Nil(t, rerr)
-	assert.Contains(t, string(raw), `"allow"`)
+	assert.Contains(t, string(raw), `"ask"`, "always on git --version approves nothing more")
 }
 
 func TestHostWithoutApproval(t *testing.T) {

@@ -38,6 +38,11 @@ func (a *analyzer) onAllowList(c cmd) bool {
 			return true
 		}
 	}
+	for _, e := range a.always {
+		if matchAlways(e, c.words) {
+			return true
+		}
+	}
 	return false
 }
 

@@ -1,23 +1,32 @@
 package policy
 
 import (
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// AlwaysName returns the name "always" persists for command: the resolved
-// name of its first simple command, past wrappers (timeout 60 npm test gives
-// npm; cd and other builtins are skipped). It returns "" when there is none or it cannot be known.
+// AlwaysName returns the entry "always" persists for command: the name of
+// its first simple command past wrappers and builtins (timeout 60 npm test
+// and cd web && npm test are about npm) and, for a program with
+// subcommands, the subcommand past global options: "npm install" for npm
+// --prefix web install lodash, "git status" for git -C sub status, "make
+// build test" for make -j4 build test. It returns "" when there is no such
+// command, or when what it names cannot be known before running ($CMD, npm
+// $SUB), or for a program with subcommands run without one (make): the
+// bare name would approve every use of the program.
 func AlwaysName(command string) string {
 	f, err := parse(command)
 	if err != nil {
 		return ""
 	}
 	a := &analyzer{r: &report{}, env: &shellEnv{vars: map[string]string{}}, src: command}
-	name := ""
+	var key []string
+	done := false
 	syntax.Walk(f, func(n syntax.Node) bool {
 		s, ok := n.(*syntax.Stmt)
-		if !ok || name != "" {
-			return name == ""
+		if !ok || done {
+			return !done
 		}
 		call, ok := s.Cmd.(*syntax.CallExpr)
 		if !ok || len(call.Args) == 0 {
@@ -25,18 +34,46 @@ func AlwaysName(command string) string {
 		}
 		ch := a.chain(a.newCmd(s, call))
 		last := ch[len(ch)-1]
-		switch {
-		case len(last.words) > 0 && builtinsAllowed[last.words[0].text]:
+		if len(last.words) > 0 && builtinsAllowed[last.words[0].text] {
 			return true // "cd web && npm test" is about npm
-		case len(last.words) > 0 && last.words[0].known && last.words[0].text != "":
-			name = last.words[0].text
-		default:
-			name = "-"
 		}
+		key, _ = commandKey(last.words)
+		done = true
 		return false
 	})
-	if name == "-" {
+	if len(key) == 0 || key[0] == "" {
 		return ""
 	}
-	return name
+	if _, tool := subTools[cmdBase(key[0])]; tool && len(key) == 1 {
+		return ""
+	}
+	return strings.Join(key, " ")
+}
+
+// matchAlways reports whether an entry from the "always" store allows the
+// command words. A one-word entry is a name, as all entries were before
+// subcommands were remembered: it allows every use of the program. A longer
+// entry for a program with subcommands allows exactly that subcommand: the
+// command's key (commandKey) must be the entry, so "npm install" allows npm
+// install lodash but not npm publish, and "make test" not make test deploy.
+func matchAlways(entry []string, ws []word) bool {
+	if len(entry) == 0 || len(ws) == 0 {
+		return false
+	}
+	if len(entry) == 1 {
+		return matchName(entry[0], ws[0].text)
+	}
+	if _, tool := subTools[cmdBase(entry[0])]; !tool {
+		return matchEntry(entry, ws) // written by hand: a word prefix, like the config's
+	}
+	key, exact := commandKey(ws)
+	if !exact || len(key) != len(entry) || !matchName(entry[0], key[0]) {
+		return false
+	}
+	for i := 1; i < len(key); i++ {
+		if key[i] != entry[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -22,7 +22,8 @@ type analyzer struct {
 	seen  map[*syntax.BinaryCmd]bool
 	// guessing: judging a command under an assumed name (see judgeAs).
 	guessing bool
-	allow    [][]string // the allow list, read once per check
+	allow    [][]string // the config's allow list: word prefixes
+	always   [][]string // the "always" entries, read once per check (matchAlways)
 }
 
 // cmd is one simple command: its words after quote removal, the
@@ -44,10 +45,11 @@ type assignment struct {
 
 func (p *Policy) analyze(command, dir string) *report {
 	a := &analyzer{
-		p:     p,
-		r:     &report{},
-		allow: splitEntries(p.allowEntries()),
-		env:   &shellEnv{home: p.home, cwd: dir, vars: map[string]string{}, ppid: strconv.Itoa(p.procs.helperPID)},
+		p:      p,
+		r:      &report{},
+		allow:  splitEntries(p.cfg.Policy.Allow),
+		always: splitEntries(p.alwaysEntries()),
+		env:    &shellEnv{home: p.home, cwd: dir, vars: map[string]string{}, ppid: strconv.Itoa(p.procs.helperPID)},
 	}
 	a.run(command)
 	return a.r
@@ -76,7 +78,7 @@ func (a *analyzer) nested(code, where string, env *shellEnv) {
 		a.ask(code, "", "shell code nested too deep to judge")
 		return
 	}
-	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing, allow: a.allow}
+	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing, allow: a.allow, always: a.always}
 	sub.run(code)
 }
 
@@ -117,8 +119,33 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		a.ask(nodeText(a.src, n), "", "starts a coprocess")
 	case *syntax.DeclClause:
 		a.decl(n)
+	case *syntax.ForClause:
+		a.forLoop(n)
 	}
 	return true
+}
+
+// forLoop notes the words "for f in a b *.go" gives f, so that cat "$f"
+// in the body is judged for each of them.
+func (a *analyzer) forLoop(f *syntax.ForClause) {
+	wi, ok := f.Loop.(*syntax.WordIter)
+	if !ok || wi.Name == nil {
+		return
+	}
+	name := wi.Name.Value
+	a.env.vars[name] = unknown
+	delete(a.env.loops, name)
+	if !wi.InPos.IsValid() {
+		return // for f; do: the positional parameters, unknown
+	}
+	var items []word
+	for _, w := range wi.Items {
+		items = append(items, a.env.fields(a.src, w)...)
+	}
+	if a.env.loops == nil {
+		a.env.loops = map[string][]word{}
+	}
+	a.env.loops[name] = items
 }
 
 func (a *analyzer) stmt(s *syntax.Stmt) {

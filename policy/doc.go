@@ -9,6 +9,13 @@
 // "sudo" are all sudo; a command name that only exists once the shell runs
 // ($CMD, $(...)) is never allowed.
 //
-// The package never runs anything. It also keeps the per-root list of names
-// a person approved with "always" (Store). See docs/policy.md for the rules.
+// What an allowed command reads reaches the model, so a read of a secret
+// (.env, ~/.ssh/, keys, cloud credentials, the config's protected paths)
+// or of a path outside the root is asked about too.
+//
+// The package never runs anything. It also keeps the per-root list of
+// entries a person approved with "always" (Store): a command's name and,
+// for programs with subcommands, the subcommand (AlwaysName), so that
+// approving npm install never approves npm publish. See docs/policy.md for
+// the rules.
 package policy

@@ -28,8 +28,32 @@ func (p *Policy) checkNonPOSIX(command string) *report {
 		r.askf(command, "", "operators, variables and redirections are not judged for "+p.cfg.Shell)
 	case !p.onAllowListPlain(words):
 		r.askf(words[0], command, "not on the allow list")
+	default:
+		p.nonPOSIXReads(r, command, words[1:])
 	}
 	return r
+}
+
+// nonPOSIXReads takes every word of an allowed line that is not an option
+// as a path it may read (type .env, Get-Content ~\.ssh\id_rsa) and asks
+// about protected ones and those outside the root.
+func (p *Policy) nonPOSIXReads(r *report, command string, args []string) {
+	for _, w := range args {
+		t := strings.ReplaceAll(strings.Trim(w, `"'`), `\`, "/")
+		if t == "" || strings.HasPrefix(t, "-") || len(t) == 2 && t[0] == '/' {
+			continue // -Path, /s
+		}
+		if rest, ok := strings.CutPrefix(t, "~"); ok && (rest == "" || rest[0] == '/') {
+			t = p.home + rest
+		}
+		abs := joinPath(p.root, t)
+		switch pat := p.readProtect.match(t, p.root); {
+		case pat != "":
+			r.askf(w, command, "reads a protected path: "+pat)
+		case !inside(p.root, abs):
+			r.askf(w, command, "reads a path outside the project root: "+abs)
+		}
+	}
 }
 
 func splitSegments(s string) []string {
@@ -41,10 +65,17 @@ func (p *Policy) onAllowListPlain(words []string) bool {
 	for i, w := range words {
 		ws[i] = word{raw: w, text: strings.Trim(w, `"'`), known: true}
 	}
-	for _, e := range p.allowEntries() {
+	for _, e := range p.cfg.Policy.Allow {
 		entry := strings.Fields(e)
 		if len(entry) > 0 && len(ws) >= len(entry) && strings.EqualFold(cmdBase(ws[0].text), entry[0]) &&
 			matchEntry(append([]string{ws[0].text}, entry[1:]...), ws) {
+			return true
+		}
+	}
+	for _, e := range p.alwaysEntries() {
+		entry := strings.Fields(e)
+		if len(entry) > 0 && strings.EqualFold(cmdBase(ws[0].text), entry[0]) &&
+			matchAlways(append([]string{ws[0].text}, entry[1:]...), ws) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"runtime"
 	"strings"
 
 	"github.com/termhelper/termhelper/config"
@@ -128,9 +129,15 @@ func matchesAll(b string) bool {
 	return strings.Contains(b, "*") && strings.Trim(b, "*?.") == ""
 }
 
-// protector matches write targets against the protected paths.
+// protector matches paths against protected path patterns: the write
+// protector (config's protected paths and lock files) and the read
+// protector (secrets, see newReadProtector).
 type protector struct {
 	patterns []protPattern
+	// globAll: a glob that matches every name (*) is judged too. Writes
+	// leave it to the broad-target rules; a read of * could read a key.
+	globAll bool
+	fold    bool // match without regard to case (caseFolding)
 }
 
 type protPattern struct {
@@ -141,7 +148,7 @@ type protPattern struct {
 }
 
 func newProtector(pc config.PolicyConfig, root, home, userDir string) *protector {
-	pr := &protector{}
+	pr := &protector{fold: caseFolding}
 	for _, raw := range append(append([]string(nil), pc.ProtectedPaths...), pc.LockFiles...) {
 		pr.add(raw, root, home)
 	}
@@ -167,8 +174,19 @@ func (pr *protector) add(raw, root, home string) {
 	if s == "" {
 		return
 	}
+	if pr.fold {
+		s, p.anchor = strings.ToLower(s), strings.ToLower(p.anchor)
+	}
 	p.parts = strings.Split(s, "/")
 	pr.patterns = append(pr.patterns, p)
+}
+
+// caseFolding: macOS and Windows file systems find .ENV as .env.
+var caseFolding = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+
+// isAbsPath is path.IsAbs, and a Windows drive path (C:/Users) too.
+func isAbsPath(p string) bool {
+	return path.IsAbs(p) || len(p) >= 3 && p[1] == ':' && isLetter(p[0]) && (p[2] == '/' || p[2] == '\\')
 }
 
 // match returns the pattern a write to target would touch, or "". target is
@@ -178,8 +196,11 @@ func (pr *protector) match(target, cwd string) string {
 	if target == "" {
 		return ""
 	}
+	if pr.fold {
+		target, cwd = strings.ToLower(target), strings.ToLower(cwd)
+	}
 	abs := target
-	if !path.IsAbs(target) {
+	if !isAbsPath(target) {
 		if cwd == "" {
 			abs = ""
 		} else {
@@ -190,10 +211,32 @@ func (pr *protector) match(target, cwd string) string {
 	}
 	rel := strings.Split(path.Clean(target), "/")
 	for _, p := range pr.patterns {
-		if p.anchor == "" && anyDepth(p, rel) || p.anchor == "" && abs != "" && anyDepth(p, strings.Split(abs, "/")) {
+		if p.anchor == "" && pr.anyDepth(p, rel) || p.anchor == "" && abs != "" && pr.anyDepth(p, strings.Split(abs, "/")) {
 			return p.raw
 		}
-		if p.anchor != "" && abs != "" && anchored(p, abs) {
+		if p.anchor != "" && abs != "" && pr.anchored(p, abs) {
+			return p.raw
+		}
+	}
+	return ""
+}
+
+// under returns an anchored pattern whose place lies inside the folder dir
+// (grep -r x ~ reads ~/.ssh), or "". Patterns matched at any depth could be
+// anywhere and are not looked for.
+func (pr *protector) under(dir string) string {
+	for _, p := range pr.patterns {
+		if p.anchor == "" {
+			continue
+		}
+		loc := strings.TrimSuffix(p.anchor, "/")
+		for _, part := range p.parts {
+			if strings.ContainsAny(part, "*?[") {
+				break
+			}
+			loc += "/" + part
+		}
+		if inside(dir, loc) {
 			return p.raw
 		}
 	}
@@ -203,38 +246,38 @@ func (pr *protector) match(target, cwd string) string {
 // anyDepth matches a pattern without a folder part against every position
 // of the path: ".env*" matches "config/.env.local", ".git/" matches
 // ".git/hooks/pre-commit".
-func anyDepth(p protPattern, elems []string) bool {
+func (pr *protector) anyDepth(p protPattern, elems []string) bool {
 	for i := range elems {
 		rest := elems[i:]
 		if len(rest) < len(p.parts) || !p.dir && len(rest) != len(p.parts) {
 			continue
 		}
-		if elemsMatch(p.parts, rest) {
+		if pr.elemsMatch(p.parts, rest) {
 			return true
 		}
 	}
 	return false
 }
 
-func anchored(p protPattern, abs string) bool {
+func (pr *protector) anchored(p protPattern, abs string) bool {
 	base := strings.Split(strings.Trim(p.anchor, "/"), "/")
 	if p.anchor == "/" {
 		base = nil
 	}
 	elems := strings.Split(strings.Trim(abs, "/"), "/")
-	if len(elems) < len(base) || !elemsMatch(base, elems) {
+	if len(elems) < len(base) || !pr.elemsMatch(base, elems) {
 		return false
 	}
 	rest := elems[len(base):]
 	if len(rest) < len(p.parts) || !p.dir && len(rest) != len(p.parts) {
 		return false
 	}
-	return elemsMatch(p.parts, rest)
+	return pr.elemsMatch(p.parts, rest)
 }
 
-func elemsMatch(pats, elems []string) bool {
+func (pr *protector) elemsMatch(pats, elems []string) bool {
 	for i, pat := range pats {
-		if !elemMatch(pat, elems[i]) {
+		if !elemMatch(pat, elems[i], pr.globAll) {
 			return false
 		}
 	}
@@ -243,21 +286,26 @@ func elemsMatch(pats, elems []string) bool {
 
 // elemMatch matches one path element against one pattern element. The
 // element may itself be a glob the shell expands ("> .en*"): then it
-// matches when it could name what the pattern protects.
-func elemMatch(pat, elem string) bool {
+// matches when it could name what the pattern protects, tried on two
+// sample names the pattern matches (".env" and ".envx" for ".env*").
+func elemMatch(pat, elem string, globAll bool) bool {
 	if strings.Contains(elem, unknown) {
 		return false
 	}
 	if ok, _ := path.Match(pat, elem); ok {
 		return true
 	}
-	if !strings.ContainsAny(elem, "*?[") || matchesAll(elem) {
+	if !strings.ContainsAny(elem, "*?[") || matchesAll(elem) && !globAll {
 		return false // a plain name, or a * that the broad-target rules judge
 	}
-	probe := strings.NewReplacer("*", "", "?", "x", "[", "", "]", "").Replace(pat)
-	if strings.HasPrefix(probe, ".") && !strings.HasPrefix(elem, ".") {
-		return false // the shell's * does not match a leading dot
+	for _, star := range []string{"", "x"} {
+		probe := strings.NewReplacer("*", star, "?", "x", "[", "", "]", "").Replace(pat)
+		if strings.HasPrefix(probe, ".") && !strings.HasPrefix(elem, ".") {
+			continue // the shell's * does not match a leading dot
+		}
+		if ok, _ := path.Match(elem, probe); ok {
+			return true
+		}
 	}
-	ok, _ := path.Match(elem, probe)
-	return ok
+	return false
 }

@@ -28,14 +28,16 @@ type Verdict struct {
 // Policy judges command lines for one project root. It is safe for
 // concurrent use.
 type Policy struct {
-	cfg       config.Config
-	root      string
-	home      string
-	store     *Store
-	protect   *protector
-	denyRules []rule
-	procs     procInfo
-	nonPOSIX  bool // cmd.exe or PowerShell: the line is not sh syntax
+	cfg     config.Config
+	root    string
+	home    string
+	store   *Store
+	protect *protector // what no command may write
+	// readProtect: what no command reads without approval.
+	readProtect *protector
+	denyRules   []rule
+	procs       procInfo
+	nonPOSIX    bool // cmd.exe or PowerShell: the line is not sh syntax
 }
 
 // procInfo names the processes a command must not kill: the helper and the
@@ -58,6 +60,7 @@ func New(cfg config.Config, root string, store *Store) *Policy {
 	}
 	userDir, _ := config.UserDir()
 	p.protect = newProtector(cfg.Policy, p.root, p.home, filepath.ToSlash(userDir))
+	p.readProtect = newReadProtector(cfg.Policy, p.root, p.home)
 	p.denyRules = compileRules(cfg.Policy.Deny)
 	switch strings.ToLower(strings.TrimSuffix(filepath.Base(cfg.Shell), ".exe")) {
 	case "cmd", "powershell", "pwsh":
@@ -87,13 +90,13 @@ func (p *Policy) CheckDir(command, dir string, trusted bool) Verdict {
 	return v
 }
 
-// allowEntries is the allow list in force now: config plus "always" names,
+// alwaysEntries are the names approved with "always" for this root,
 // re-read so that another window's approval counts at once.
-func (p *Policy) allowEntries() []string {
+func (p *Policy) alwaysEntries() []string {
 	if p.store == nil {
-		return p.cfg.Policy.Allow
+		return nil
 	}
-	return append(append([]string(nil), p.cfg.Policy.Allow...), p.store.Names()...)
+	return p.store.Names()
 }
 
 // report collects reasons while a line is analysed.

@@ -56,7 +56,10 @@ func TestConfigListsApply(t *testing.T) {
 		{"echo x > other/deploy/prod.yaml", Ask},
 		{"echo x > ~/.aws/credentials", Deny},
 		{"echo x > my.lock", Deny},
-		{"cat secrets/key", Allow},
+		{"cat secrets/key", Ask},
+		{"cat other/deploy/prod.yaml", Allow},
+		{"grep -r x deploy", Ask},
+		{"cat my.lock", Allow},
 	}
 	for _, c := range cases {
 		if v := p.Check(c.cmd, true); v.Decision != c.want {
@@ -115,28 +118,6 @@ func TestReasonsNameThePart(t *testing.T) {
 	}
 }
 
-func TestAlwaysName(t *testing.T) {
-	cases := map[string]string{
-		"npm install":                  "npm",
-		"  git status --short":         "git",
-		"timeout 60 npm test":          "npm",
-		"env FOO=1 nice -n 5 make all": "make",
-		"cd web && npm run build":      "npm",
-		"./build.sh --fast":            "./build.sh",
-		"n''pm install":                "npm",
-		"$CMD x":                       "",
-		"":                             "",
-		"echo \"unterminated":          "",
-		"X=1 cargo build":              "cargo",
-		"ls | grep x":                  "ls",
-	}
-	for cmd, want := range cases {
-		if got := AlwaysName(cmd); got != want {
-			t.Errorf("AlwaysName(%q) = %q, want %q", cmd, got, want)
-		}
-	}
-}
-
 func TestStoreNamesAllow(t *testing.T) {
 	dir := t.TempDir()
 	s, err := OpenStore(dir, testRoot)
@@ -184,6 +165,13 @@ func TestNonPOSIXShell(t *testing.T) {
 		{"Format-Volume -DriveLetter D", Deny},
 		{"runas /user:admin cmd", Deny},
 		{"taskkill /IM code.exe /F", Deny},
+		{"cat .env", Ask},
+		{"cat config\\.env.local", Ask},
+		{"cat ~\\.ssh\\id_rsa", Ask},
+		{"cat ..\\outside", Ask},
+		{"cat C:\\Windows\\win.ini", Ask},
+		{"cat README.md", Allow},
+		{"ls -Force src", Allow},
 	}
 	for _, c := range cases {
 		if v := p.Check(c.cmd, true); v.Decision != c.want {

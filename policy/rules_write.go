@@ -9,7 +9,8 @@ import (
 )
 
 // redirect judges a redirection: writing to a file keeps a line from being
-// allowed; writing to a protected path or a block device is denied.
+// allowed; writing to a protected path or a block device is denied; reading
+// a protected path or one outside the root is asked about.
 func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
@@ -18,8 +19,12 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 		if l := r.Word.Lit(); l == "-" || l != "" && strings.Trim(l, "0123456789") == "" {
 			return // 2>&1, >&-: duplicates or closes a descriptor
 		}
+	case syntax.RdrIn:
+		t := a.env.word(a.src, r.Word)
+		a.readPath(t, nodeText(a.src, r), nodeText(a.src, s), false)
+		return
 	default:
-		return // reads: <, <<, <<<, <&
+		return // here-documents and strings, <&
 	}
 	t := a.env.word(a.src, r.Word)
 	a.writeTarget(t, nodeText(a.src, r), nodeText(a.src, s), true)

@@ -65,6 +65,9 @@ func (a *analyzer) judgeKnown(c cmd) {
 	if inner, ok := a.inner(c); ok {
 		a.simple(inner)
 	}
+	if !a.guessing {
+		a.checkReads(c)
+	}
 	a.checkAllowed(c, c.words[0].text)
 }
 
@@ -162,6 +165,7 @@ func (a *analyzer) assignOnly(c cmd) {
 }
 
 func (a *analyzer) track(as assignment) {
+	delete(a.env.loops, as.name) // no longer the loop's words
 	if as.val.text == "" && !as.val.known {
 		a.env.vars[as.name] = unknown
 		return
@@ -202,7 +206,7 @@ func operands(ws []word) []word {
 }
 
 func joinPath(dir, p string) string {
-	if path.IsAbs(p) {
+	if isAbsPath(p) {
 		return path.Clean(p)
 	}
 	return path.Join(dir, p)

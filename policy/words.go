@@ -41,6 +41,8 @@ type shellEnv struct {
 	vars map[string]string
 	dl   map[string]string // files saved by curl/wget -> which of them
 	ppid string            // $PPID in the command's shell: the helper's pid
+	// loops: the words a for loop's variable takes in turn.
+	loops map[string][]word
 }
 
 func (e *shellEnv) downloads() map[string]string {
@@ -55,6 +57,10 @@ func (e *shellEnv) clone() *shellEnv {
 	c.vars = make(map[string]string, len(e.vars))
 	for k, v := range e.vars {
 		c.vars[k] = v
+	}
+	c.loops = make(map[string][]word, len(e.loops))
+	for k, v := range e.loops {
+		c.loops[k] = v
 	}
 	return &c
 }

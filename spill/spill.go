@@ -19,34 +19,85 @@ import (
 )
 
 // DirName is the folder, under the temporary directory, that holds spills.
+// When another user holds that name, DirName-<uid> is used instead (see
+// DirIn).
 const DirName = "termhelper-spill"
 
 // DefaultMaxAge is how long spill files are kept.
 const DefaultMaxAge = 7 * 24 * time.Hour
 
-// Dir returns $TMPDIR/termhelper-spill, creating it with mode 0700.
+// Dir returns the user's spill folder in os.TempDir() (see DirIn).
 func Dir() (string, error) { return DirIn(os.TempDir()) }
 
-// DirIn returns base/termhelper-spill, creating it with mode 0700. An
-// existing entry must be a real directory, not a symbolic link another
-// user could have planted in a shared temporary directory.
+// DirIn returns a spill folder in base that is the user's own: a real
+// directory (not a symbolic link), owned by this user, mode 0700. The
+// temporary directory is shared, so base/termhelper-spill may have been
+// made first by someone else, to make spills fail or to read them; then
+// base/termhelper-spill-<uid> is tried, and as a last resort a fresh
+// folder from os.MkdirTemp, kept for the rest of the process. A folder
+// another user owns is never used.
 func DirIn(base string) (string, error) {
 	dir := filepath.Join(base, DirName)
+	first := own(dir)
+	if first == nil {
+		return dir, nil
+	}
+	if tag := userTag(); tag != "" {
+		dir = filepath.Join(base, DirName+"-"+tag)
+		if own(dir) == nil {
+			return dir, nil
+		}
+	}
+	return fallbackDir(base, first)
+}
+
+// own makes dir if it is missing and reports whether it is a private
+// folder of this user, making it private (0700) when it is ours but open.
+func own(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("spill dir: %w", err)
+		return fmt.Errorf("spill dir: %w", err)
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return "", fmt.Errorf("spill dir: %w", err)
+		return fmt.Errorf("spill dir: %w", err)
 	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("spill dir %s: not a directory", dir)
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("spill dir %s: a symbolic link", dir)
+	case !fi.IsDir():
+		return fmt.Errorf("spill dir %s: not a directory", dir)
+	case !ownedByMe(fi):
+		return fmt.Errorf("spill dir %s: owned by another user", dir)
 	}
-	if fi.Mode().Perm() != 0o700 {
+	if !private(fi) {
 		if err := os.Chmod(dir, 0o700); err != nil {
-			return "", fmt.Errorf("spill dir: %w", err)
+			return fmt.Errorf("spill dir: %w", err)
 		}
 	}
+	return nil
+}
+
+// fallbacks remembers the fresh folder made for a base whose usual names
+// are taken, so one process spills into one folder, not one per file.
+var fallbacks = struct {
+	sync.Mutex
+	dirs map[string]string
+}{dirs: map[string]string{}}
+
+func fallbackDir(base string, why error) (string, error) {
+	fallbacks.Lock()
+	defer fallbacks.Unlock()
+	if dir, ok := fallbacks.dirs[base]; ok && own(dir) == nil {
+		return dir, nil
+	}
+	dir, err := os.MkdirTemp(base, DirName+"-"+userTag()+"-*")
+	if err != nil {
+		return "", fmt.Errorf("%w; spill dir: %w", why, err)
+	}
+	if err := own(dir); err != nil {
+		return "", err
+	}
+	fallbacks.dirs[base] = dir
 	return dir, nil
 }
 
