@@ -70,10 +70,33 @@ func newLog() (*slog.Logger, *logBuffer) {
 	return slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), &buf
 }
 
+// TestMain lets the test binary stand for termhelper as the login shell's
+// supervisor, which LoginEnv runs as the program itself.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == LoginEnvCommand {
+		os.Exit(ServeLoginEnv(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// tempCache is a cache file of the test's own, in a folder as private as
+// the real one.
+func tempCache(t *testing.T) string {
+	return filepath.Join(t.TempDir(), "loginenv", "env.json")
+}
+
+// openTest opens a LoginEnv with its own cache, closed at the test's end.
+func openTest(t *testing.T, shell string, timeout time.Duration, rc []string, cache string) *LoginEnv {
+	t.Helper()
+	le := openLoginEnv(shell, timeout, rc, 10*time.Millisecond, cache)
+	t.Cleanup(func() { closeWithin(t, le) })
+	return le
+}
+
 func startTest(t *testing.T, shell string, timeout time.Duration, log *slog.Logger, rc []string) *LoginEnv {
 	t.Helper()
-	le := startLoginEnv(shell, timeout, log, rc, 10*time.Millisecond)
-	t.Cleanup(func() { closeWithin(t, le) })
+	le := openTest(t, shell, timeout, rc, tempCache(t))
+	le.Start(log)
 	return le
 }
 
@@ -227,9 +250,11 @@ func TestLoginEnvKillsHangingShell(t *testing.T) {
 	waitGone(t, childPid)
 }
 
-func TestLoginEnvCloseEndsRead(t *testing.T) {
+// The helper's end stops the waiting, not the shell: its supervisor still
+// ends it at its time limit.
+func TestLoginEnvLimitHoldsAfterClose(t *testing.T) {
 	dir := t.TempDir()
-	le := startLoginEnv(hangingShell(t, dir), time.Hour, nil, nil, time.Hour)
+	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
 	var pids []int
 	waitFor(t, "the shell to start its child", func() bool {
 		shellPid, ok1 := readPid(dir, "shell.pid")
@@ -264,7 +289,8 @@ func TestLoginEnvRereadsChangedRC(t *testing.T) {
 }
 
 func TestLoginEnvNoShell(t *testing.T) {
-	le := StartLoginEnv("", time.Second, nil)
+	le := OpenLoginEnv("", time.Second)
+	le.Start(nil)
 	waitSettled(t, le)
 	if le.Env() != nil {
 		t.Error("no shell gave an environment")
@@ -354,8 +380,9 @@ func TestMergePath(t *testing.T) {
 }
 
 // An rc file's tool that holds a lock and removes it in an exit trap (as
-// pyenv rehash does) must get to run the trap when the read is given up:
-// otherwise every later login shell waits on its stale lock.
+// pyenv rehash does) must get to run the trap when the shell is ended at
+// its time limit: otherwise every later login shell waits on its stale
+// lock.
 func TestLoginEnvLetsExitTrapsRun(t *testing.T) {
 	dir := t.TempDir()
 	lock := filepath.Join(dir, "lock")
@@ -363,7 +390,7 @@ func TestLoginEnvLetsExitTrapsRun(t *testing.T) {
 trap 'rm -f "$DIR/lock"; exit 1' TERM
 echo $$ > "$DIR/shell.pid"
 while :; do sleep 0.05; done`, "")
-	le := startLoginEnv(shell, time.Hour, nil, nil, time.Hour)
+	le := startTest(t, shell, 300*time.Millisecond, nil, nil)
 	var pid int
 	waitFor(t, "the shell to take its lock", func() bool {
 		var ok bool
