@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -42,6 +43,7 @@ type loginResult struct {
 // exit code.
 func ServeLoginEnv(args []string) int {
 	fs := flag.NewFlagSet(LoginEnvCommand, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	shell := fs.String("shell", "", "the login shell to run")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long the shell may run")
 	cache := fs.String("cache", "", "the cache file to write")
