@@ -175,60 +175,6 @@ func (le *LoginEnv) refresh(ctx context.Context, log *slog.Logger) {
 	log.Debug("login shell environment read", "shell", le.shell, "vars", len(env))
 }
 
-// rcFiles are the files whose change means the login environment of shell
-// may have changed: what a login, interactive shell of its kind reads
-// (every kind's, for a shell not known here), the folders of snippets
-// those files commonly source, and the files in which version managers
-// keep the default version that an rc file puts on PATH.
-func rcFiles(shell string) []string {
-	home := os.Getenv("HOME")
-	if home == "" {
-		return nil
-	}
-	config := os.Getenv("XDG_CONFIG_HOME")
-	if config == "" {
-		config = filepath.Join(home, ".config")
-	}
-	zdot := os.Getenv("ZDOTDIR")
-	if zdot == "" {
-		zdot = home
-	}
-	sh := []string{"/etc/profile", "/etc/profile.d/*.sh", "/etc/paths", "/etc/paths.d/*",
-		filepath.Join(home, ".profile")}
-	kinds := map[string][]string{
-		"bash": {"/etc/bash.bashrc", "/etc/bashrc", filepath.Join(home, ".bash_profile"),
-			filepath.Join(home, ".bash_login"), filepath.Join(home, ".bashrc"), filepath.Join(home, ".bashrc.d", "*")},
-		"zsh": {"/etc/zshenv", "/etc/zprofile", "/etc/zshrc", "/etc/zlogin", "/etc/zsh/zshenv",
-			"/etc/zsh/zprofile", "/etc/zsh/zshrc", "/etc/zsh/zlogin", filepath.Join(zdot, ".zshenv"),
-			filepath.Join(zdot, ".zprofile"), filepath.Join(zdot, ".zshrc"), filepath.Join(zdot, ".zlogin")},
-		"fish": {"/etc/fish/config.fish", "/etc/fish/conf.d/*.fish", filepath.Join(config, "fish", "config.fish"),
-			filepath.Join(config, "fish", "conf.d", "*.fish"), filepath.Join(config, "fish", "fish_variables")},
-		"csh": {"/etc/csh.cshrc", "/etc/csh.login", filepath.Join(home, ".tcshrc"),
-			filepath.Join(home, ".cshrc"), filepath.Join(home, ".login")},
-		"ksh": {filepath.Join(home, ".kshrc"), filepath.Join(home, ".mkshrc")},
-	}
-	tools := []string{filepath.Join(home, ".nvm", "alias", "default"), filepath.Join(home, ".pyenv", "version"),
-		filepath.Join(home, ".rbenv", "version"), filepath.Join(home, ".tool-versions"),
-		filepath.Join(config, "mise", "config.toml")}
-	var files []string
-	switch kind := filepath.Base(shell); kind {
-	case "bash", "zsh", "ksh":
-		files = slices.Concat(sh, kinds[kind])
-	case "sh", "dash", "mksh":
-		files = slices.Concat(sh, kinds["ksh"])
-	case "fish", "csh":
-		files = kinds[kind]
-	case "tcsh":
-		files = kinds["csh"]
-	default:
-		files = sh
-		for _, k := range []string{"bash", "zsh", "fish", "csh", "ksh"} {
-			files = append(files, kinds[k]...)
-		}
-	}
-	return append(files, tools...)
-}
-
 // readLoginEnv runs shell as a login, interactive shell that prints its
 // environment between two markers no rc file can print (they hold a random
 // nonce), so that whatever the rc files print around it is ignored. At

@@ -138,6 +138,23 @@ func writeLoginCache(path string, c loginCache) error {
 	}
 	if err != nil {
 		os.Remove(f.Name())
+		return err
 	}
-	return err
+	pruneLoginCache(dir, time.Now())
+	return nil
+}
+
+// loginCacheKeep is how long a cache file that no helper rewrote is kept:
+// a shell or home no longer used leaves its file behind.
+const loginCacheKeep = 7 * 24 * time.Hour
+
+// pruneLoginCache removes the files of dir that nothing rewrote for
+// loginCacheKeep.
+func pruneLoginCache(dir string, now time.Time) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > loginCacheKeep {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

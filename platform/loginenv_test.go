@@ -696,3 +696,19 @@ func TestServeLoginEnvBadArgs(t *testing.T) {
 		t.Errorf("no shell: exit %d, want 2", code)
 	}
 }
+
+func TestLoginCachePrunesStaleFiles(t *testing.T) {
+	cache := tempCache(t)
+	old := filepath.Join(filepath.Dir(cache), "0123456789abcdef.json")
+	must(t, os.MkdirAll(filepath.Dir(cache), 0o700))
+	must(t, os.WriteFile(old, []byte("{}"), 0o600))
+	long := time.Now().Add(-loginCacheKeep - time.Hour)
+	must(t, os.Chtimes(old, long, long))
+	must(t, writeLoginCache(cache, loginCache{Env: []string{}}))
+	if fileExists(old) {
+		t.Error("a cache file nothing rewrote for a week is still there")
+	}
+	if !fileExists(cache) {
+		t.Error("the cache file just written was pruned")
+	}
+}
