@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -710,5 +711,25 @@ func TestLoginCachePrunesStaleFiles(t *testing.T) {
 	}
 	if !fileExists(cache) {
 		t.Error("the cache file just written was pruned")
+	}
+}
+
+// Close ends every goroutine of the LoginEnv, a read in progress or not:
+// the supervisor is a process of its own, not the helper's to wait for.
+func TestLoginEnvCloseLeavesNoGoroutine(t *testing.T) {
+	dir := t.TempDir()
+	base := runtime.NumGoroutine()
+	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
+	var pids []int
+	waitFor(t, "the shell to start its child", func() bool {
+		shellPid, ok1 := readPid(dir, "shell.pid")
+		childPid, ok2 := readPid(dir, "child.pid")
+		pids = []int{shellPid, childPid}
+		return ok1 && ok2
+	})
+	closeWithin(t, le)
+	waitFor(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= base })
+	for _, pid := range pids {
+		waitGone(t, pid)
 	}
 }
