@@ -15,9 +15,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/engine"
@@ -50,6 +48,9 @@ func (f *flags) register(fs *flag.FlagSet) {
 func run(args []string) int {
 	if len(args) > 0 && args[0] == "run" {
 		return runOnce(args[1:])
+	}
+	if len(args) > 0 && args[0] == platform.LoginEnvCommand {
+		return platform.ServeLoginEnv(args[1:])
 	}
 	fs := flag.NewFlagSet("termhelper", flag.ContinueOnError)
 	var f flags
@@ -145,50 +146,6 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		housekeeping(opts.TrashDir, log)
 	}
 	return engine.New(opts), log, login.close, afterFirst, 0
-}
-
-// lazyLogin is the login shell's environment, read in the background once
-// started: the helper's own environment serves until then, and after, the
-// helper's own over the login shell's, merged again only when the login
-// environment is (re)read.
-type lazyLogin struct {
-	mu     sync.Mutex
-	own    []string
-	env    *platform.LoginEnv
-	seen   int
-	merged []string
-}
-
-func (l *lazyLogin) start(log *slog.Logger) {
-	env := platform.StartLoginEnv(os.Getenv("SHELL"), 10*time.Second, log)
-	l.mu.Lock()
-	l.env, l.own, l.seen = env, os.Environ(), -1
-	l.mu.Unlock()
-}
-
-func (l *lazyLogin) base() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.env == nil {
-		if l.own == nil {
-			l.own = os.Environ()
-		}
-		return l.own
-	}
-	if v := l.env.Version(); v != l.seen {
-		l.seen, l.merged = v, platform.MergeLoginEnv(l.own, l.env.Env())
-	}
-	return l.merged
-}
-
-// close ends the login shell if it is still running.
-func (l *lazyLogin) close() {
-	l.mu.Lock()
-	env := l.env
-	l.mu.Unlock()
-	if env != nil {
-		env.Close()
-	}
 }
 
 // allowStore opens the persisted "always" list; without it, approvals

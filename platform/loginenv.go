@@ -32,49 +32,71 @@ const LoginEnvResolvingVar = "TERMHELPER_RESOLVING_ENVIRONMENT"
 // loginEnvPoll is how often the rc files are looked at: a stat each, cheap.
 const loginEnvPoll = 3 * time.Second
 
-// LoginEnv is the user's login-shell environment, read in the background
-// and read again when an rc file changes. Until a read succeeds, Env is
-// nil and commands use the helper's own environment; a slow or broken rc
-// file is given up on (and logged), never waited for.
+// LoginEnv is the user's login-shell environment: taken from the cache
+// when nothing it depends on changed, else read in the background (see
+// ServeLoginEnv), and read again when an rc file changes. Until one is
+// there, Env is nil and commands use the helper's own environment; a slow
+// or broken rc file is given up on (and logged), never waited for.
 type LoginEnv struct {
 	shell   string
 	timeout time.Duration
-	log     *slog.Logger
 	rcFiles []string
 	poll    time.Duration
+	cache   string // the cache file, "" for none
 
 	mu      sync.Mutex
 	env     []string
-	version int // counts the environments read, so users can cache
+	version int  // counts the environments read, so users can cache
+	fresh   bool // env came from a fresh cache: no shell to run at Start
+	stamps  []fileStamp
+	started bool
+	closed  bool
+	cancel  context.CancelFunc
 
-	settled   chan struct{} // closed once the first read has ended, ready or not
-	done      chan struct{} // closed when the watcher has returned
-	cancel    context.CancelFunc
-	closeOnce sync.Once
+	settled chan struct{} // closed once the first read has ended, ready or not
+	done    chan struct{} // closed when the watcher has returned
 }
 
-// StartLoginEnv starts reading the environment of shell (the user's
-// $SHELL) run as a login, interactive shell, giving up on a read after
-// timeout. An empty shell, or Windows, gives a LoginEnv that stays empty.
-// log may be nil.
-func StartLoginEnv(shell string, timeout time.Duration, log *slog.Logger) *LoginEnv {
-	return startLoginEnv(shell, timeout, log, rcFiles(), loginEnvPoll)
+// OpenLoginEnv gives the environment of shell (the user's $SHELL) run as a
+// login, interactive shell: at once if the cache holds it fresh, else
+// once Start has read it, giving up on a read after timeout. It starts
+// nothing. An empty shell, or Windows, gives a LoginEnv that stays empty.
+func OpenLoginEnv(shell string, timeout time.Duration) *LoginEnv {
+	return openLoginEnv(shell, timeout, rcFiles(shell), loginEnvPoll, loginCachePath(shell))
 }
 
-func startLoginEnv(shell string, timeout time.Duration, log *slog.Logger, rc []string, poll time.Duration) *LoginEnv {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	le := &LoginEnv{shell: shell, timeout: timeout, log: log, rcFiles: rc, poll: poll,
-		settled: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
+func openLoginEnv(shell string, timeout time.Duration, rc []string, poll time.Duration, cache string) *LoginEnv {
+	le := &LoginEnv{shell: shell, timeout: timeout, rcFiles: rc, poll: poll, cache: cache,
+		settled: make(chan struct{}), done: make(chan struct{})}
 	if shell == "" || runtime.GOOS == "windows" {
+		le.closed = true // Start does nothing
 		close(le.settled)
 		close(le.done)
 		return le
 	}
-	go le.watch(ctx)
+	le.stamps = statFiles(rc)
+	if env := readLoginCache(cache, shell, le.stamps, time.Now()); env != nil {
+		le.env, le.version, le.fresh = env, 1, true
+	}
 	return le
+}
+
+// Start starts watching the rc files, and reads the environment unless the
+// cache had it. It does nothing after Close, or a second time. log may be
+// nil.
+func (le *LoginEnv) Start(log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	if le.started || le.closed {
+		return
+	}
+	le.started = true
+	ctx, cancel := context.WithCancel(context.Background())
+	le.cancel = cancel
+	go le.watch(ctx, log, le.stamps, le.fresh)
 }
 
 // Env returns the login environment as "KEY=value" entries, or nil until
@@ -93,25 +115,31 @@ func (le *LoginEnv) Version() int {
 	return le.version
 }
 
-// Settled is closed once the first read has ended, with an environment
-// or without one: what a one-shot run can wait for, briefly, before it
-// starts its command.
-func (le *LoginEnv) Settled() <-chan struct{} { return le.settled }
-
-// Close stops the watcher, ending a read in progress, and waits for it.
+// Close stops the watcher and waits for it. A login shell already started
+// is not ended: it runs its rc files to their end (or to its time limit)
+// under its supervisor, which caches what it gives, since an rc file cut
+// short can leave a lock behind that every later shell of the user waits
+// on.
 func (le *LoginEnv) Close() {
-	le.closeOnce.Do(func() {
-		le.cancel()
+	le.mu.Lock()
+	le.closed = true
+	started, cancel := le.started, le.cancel
+	le.mu.Unlock()
+	if started {
+		cancel()
 		<-le.done
-	})
+	}
 }
 
-// watch reads the environment, then again whenever an rc file changes.
-// The stamps are taken before a read, so that a change during it is seen.
-func (le *LoginEnv) watch(ctx context.Context) {
+// watch reads the environment unless fresh, then again whenever an rc
+// file changes. The stamps are taken before a read, so that a change
+// during it is seen.
+func (le *LoginEnv) watch(ctx context.Context, log *slog.Logger, stamps []fileStamp, fresh bool) {
 	defer close(le.done)
-	stamps := statFiles(le.rcFiles)
-	le.refresh(ctx)
+	if !fresh {
+		stamps = statFiles(le.rcFiles)
+		le.refresh(ctx, log)
+	}
 	close(le.settled)
 	tick := time.NewTicker(le.poll)
 	defer tick.Stop()
@@ -123,70 +151,35 @@ func (le *LoginEnv) watch(ctx context.Context) {
 		}
 		if now := statFiles(le.rcFiles); !slices.Equal(now, stamps) {
 			stamps = now
-			le.refresh(ctx)
+			le.refresh(ctx, log)
 		}
 	}
 }
 
 // refresh reads the environment once; a failure keeps the last one.
-func (le *LoginEnv) refresh(ctx context.Context) {
-	env, err := readLoginEnv(ctx, le.shell, le.timeout)
+func (le *LoginEnv) refresh(ctx context.Context, log *slog.Logger) {
+	env, err := le.supervise(ctx)
 	if ctx.Err() != nil {
 		return // closed
 	}
-	if err != nil {
-		le.log.Warn("login shell environment not read; commands use the helper's own", "shell", le.shell, "err", err)
+	if errors.Is(err, errNotCached) {
+		log.Info("login shell environment read, not cached", "err", err)
+	} else if err != nil {
+		log.Warn("login shell environment not read; commands use the helper's own", "shell", le.shell, "err", err)
 		return
 	}
 	le.mu.Lock()
 	le.env = env
 	le.version++
 	le.mu.Unlock()
-	le.log.Debug("login shell environment read", "shell", le.shell, "vars", len(env))
-}
-
-// fileStamp is what tells that an rc file changed.
-type fileStamp struct {
-	exists  bool
-	modTime int64
-	size    int64
-}
-
-func statFiles(paths []string) []fileStamp {
-	stamps := make([]fileStamp, len(paths))
-	for i, p := range paths {
-		if fi, err := os.Stat(p); err == nil {
-			stamps[i] = fileStamp{true, fi.ModTime().UnixNano(), fi.Size()}
-		}
-	}
-	return stamps
-}
-
-// rcFiles are the files whose change means the login environment may have
-// changed.
-func rcFiles() []string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil
-	}
-	files := []string{".profile", ".bash_profile", ".bash_login", ".bashrc",
-		".zshenv", ".zprofile", ".zshrc", ".zlogin", ".config/fish/config.fish"}
-	for i, f := range files {
-		files[i] = filepath.Join(home, f)
-	}
-	if zdot := os.Getenv("ZDOTDIR"); zdot != "" && zdot != home {
-		for _, f := range []string{".zshenv", ".zprofile", ".zshrc", ".zlogin"} {
-			files = append(files, filepath.Join(zdot, f))
-		}
-	}
-	return files
+	log.Debug("login shell environment read", "shell", le.shell, "vars", len(env))
 }
 
 // readLoginEnv runs shell as a login, interactive shell that prints its
 // environment between two markers no rc file can print (they hold a random
 // nonce), so that whatever the rc files print around it is ignored. At
-// timeout, or when ctx ends, the shell's whole session is killed: it leads
-// one of its own.
+// timeout, or when ctx ends, the shell's whole session is ended: it leads
+// one of its own. It runs in the supervisor (see ServeLoginEnv).
 func readLoginEnv(ctx context.Context, shell string, timeout time.Duration) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -195,9 +188,9 @@ func readLoginEnv(ctx context.Context, shell string, timeout time.Duration) ([]s
 	var out, errOut cappedBuffer
 	out.max, errOut.max = 4<<20, 4<<10
 	cmd := exec.CommandContext(ctx, shell, loginShellArgs(shell, envScript(begin, end))...)
-	cmd.Env = append(os.Environ(), LoginEnvResolvingVar+"=1")
+	cmd.Env = append(withoutVar(os.Environ(), TagVar), LoginEnvResolvingVar+"=1")
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.SysProcAttr = sysProcAttr(false)
+	cmd.SysProcAttr = detachedAttr()
 	cmd.Cancel = func() error {
 		// SIGTERM first: rc files run tools that hold lock files (pyenv
 		// rehash does) and clean up in an exit trap, which SIGKILL skips,

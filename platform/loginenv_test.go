@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // watchdog bounds every wait in these tests: reaching it is a failure,
@@ -70,10 +73,33 @@ func newLog() (*slog.Logger, *logBuffer) {
 	return slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})), &buf
 }
 
+// TestMain lets the test binary stand for termhelper as the login shell's
+// supervisor, which LoginEnv runs as the program itself.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == LoginEnvCommand {
+		os.Exit(ServeLoginEnv(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// tempCache is a cache file of the test's own, in a folder as private as
+// the real one.
+func tempCache(t *testing.T) string {
+	return filepath.Join(t.TempDir(), "loginenv", "env.json")
+}
+
+// openTest opens a LoginEnv with its own cache, closed at the test's end.
+func openTest(t *testing.T, shell string, timeout time.Duration, rc []string, cache string) *LoginEnv {
+	t.Helper()
+	le := openLoginEnv(shell, timeout, rc, 10*time.Millisecond, cache)
+	t.Cleanup(func() { closeWithin(t, le) })
+	return le
+}
+
 func startTest(t *testing.T, shell string, timeout time.Duration, log *slog.Logger, rc []string) *LoginEnv {
 	t.Helper()
-	le := startLoginEnv(shell, timeout, log, rc, 10*time.Millisecond)
-	t.Cleanup(func() { closeWithin(t, le) })
+	le := openTest(t, shell, timeout, rc, tempCache(t))
+	le.Start(log)
 	return le
 }
 
@@ -227,9 +253,11 @@ func TestLoginEnvKillsHangingShell(t *testing.T) {
 	waitGone(t, childPid)
 }
 
-func TestLoginEnvCloseEndsRead(t *testing.T) {
+// The helper's end stops the waiting, not the shell: its supervisor still
+// ends it at its time limit.
+func TestLoginEnvLimitHoldsAfterClose(t *testing.T) {
 	dir := t.TempDir()
-	le := startLoginEnv(hangingShell(t, dir), time.Hour, nil, nil, time.Hour)
+	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
 	var pids []int
 	waitFor(t, "the shell to start its child", func() bool {
 		shellPid, ok1 := readPid(dir, "shell.pid")
@@ -264,7 +292,8 @@ func TestLoginEnvRereadsChangedRC(t *testing.T) {
 }
 
 func TestLoginEnvNoShell(t *testing.T) {
-	le := StartLoginEnv("", time.Second, nil)
+	le := OpenLoginEnv("", time.Second)
+	le.Start(nil)
 	waitSettled(t, le)
 	if le.Env() != nil {
 		t.Error("no shell gave an environment")
@@ -354,8 +383,9 @@ func TestMergePath(t *testing.T) {
 }
 
 // An rc file's tool that holds a lock and removes it in an exit trap (as
-// pyenv rehash does) must get to run the trap when the read is given up:
-// otherwise every later login shell waits on its stale lock.
+// pyenv rehash does) must get to run the trap when the shell is ended at
+// its time limit: otherwise every later login shell waits on its stale
+// lock.
 func TestLoginEnvLetsExitTrapsRun(t *testing.T) {
 	dir := t.TempDir()
 	lock := filepath.Join(dir, "lock")
@@ -363,7 +393,7 @@ func TestLoginEnvLetsExitTrapsRun(t *testing.T) {
 trap 'rm -f "$DIR/lock"; exit 1' TERM
 echo $$ > "$DIR/shell.pid"
 while :; do sleep 0.05; done`, "")
-	le := startLoginEnv(shell, time.Hour, nil, nil, time.Hour)
+	le := startTest(t, shell, 300*time.Millisecond, nil, nil)
 	var pid int
 	waitFor(t, "the shell to take its lock", func() bool {
 		var ok bool
@@ -374,5 +404,332 @@ while :; do sleep 0.05; done`, "")
 	waitGone(t, pid)
 	if _, err := os.Stat(lock); !os.IsNotExist(err) {
 		t.Fatalf("the exit trap did not run: the lock is still there (%v)", err)
+	}
+}
+
+// countLines counts the login shells that ran: each appends to the file.
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// cachingShell is a login shell that counts its runs in $DIR/runs and
+// exports FROM_RC from the rc file $DIR/rc.
+func cachingShell(t *testing.T, dir string) (shell, rc string) {
+	rc = filepath.Join(dir, "rc")
+	if err := os.WriteFile(rc, []byte("export FROM_RC=cached\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return fakeShell(t, dir, `echo run >> "$DIR/runs"
+. "$DIR/rc"`, ""), rc
+}
+
+// A login shell, once started, runs its rc files to their end after the
+// helper stopped waiting, and what it gives is cached.
+func TestLoginEnvCloseLetsShellFinish(t *testing.T) {
+	dir := t.TempDir()
+	shell := fakeShell(t, dir, `echo $$ > "$DIR/shell.pid"
+( set -C; : > "$DIR/lock" ) || exit 3
+trap 'rm -f "$DIR/lock"' EXIT
+while [ ! -e "$DIR/go" ]; do sleep 0.02; done
+export FROM_RC=finished`, "")
+	cache := tempCache(t)
+	le := openTest(t, shell, watchdog, nil, cache)
+	le.Start(nil)
+	var pid int
+	waitFor(t, "the shell to take its lock", func() bool {
+		var ok bool
+		pid, ok = readPid(dir, "shell.pid")
+		return ok && fileExists(filepath.Join(dir, "lock"))
+	})
+	closeWithin(t, le)
+	if processGone(pid) {
+		t.Fatal("closing ended the login shell in the middle of its rc files")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+	var env []string
+	waitFor(t, "the supervisor to cache the environment", func() bool {
+		env = readLoginCache(cache, shell, nil, time.Now())
+		return env != nil
+	})
+	if v, _ := lookup(env, "FROM_RC"); v != "finished" {
+		t.Errorf("cached FROM_RC = %q, want finished", v)
+	}
+	if fileExists(filepath.Join(dir, "lock")) {
+		t.Error("the lock was left behind")
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// A fresh cache gives the environment before Start, and Start runs no
+// shell; a changed rc file makes the next one run it again.
+func TestLoginEnvCached(t *testing.T) {
+	dir := t.TempDir()
+	shell, rc := cachingShell(t, dir)
+	rcs := []string{rc, filepath.Join(dir, "absent")}
+	cache := tempCache(t)
+	first := openTest(t, shell, watchdog, rcs, cache)
+	if first.Env() != nil {
+		t.Fatal("an environment before any read or cache")
+	}
+	first.Start(nil)
+	waitSettled(t, first)
+	closeWithin(t, first)
+	if n := countLines(t, filepath.Join(dir, "runs")); n != 1 {
+		t.Fatalf("%d login shells ran, want 1", n)
+	}
+
+	second := openTest(t, shell, watchdog, rcs, cache)
+	if v, _ := lookup(second.Env(), "FROM_RC"); v != "cached" {
+		t.Fatalf("FROM_RC = %q before Start, want the cached value", v)
+	}
+	second.Start(nil)
+	waitSettled(t, second)
+	closeWithin(t, second)
+	if n := countLines(t, filepath.Join(dir, "runs")); n != 1 {
+		t.Fatalf("%d login shells ran with a fresh cache, want still 1", n)
+	}
+
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(rc, later, later); err != nil {
+		t.Fatal(err)
+	}
+	third := openTest(t, shell, watchdog, rcs, cache)
+	if third.Env() != nil {
+		t.Fatal("a changed rc file still gave the cached environment")
+	}
+	third.Start(nil)
+	waitSettled(t, third)
+	if n := countLines(t, filepath.Join(dir, "runs")); n != 2 {
+		t.Fatalf("%d login shells ran after the rc file changed, want 2", n)
+	}
+}
+
+func TestLoginEnvStartAfterClose(t *testing.T) {
+	dir := t.TempDir()
+	shell, rc := cachingShell(t, dir)
+	le := openTest(t, shell, watchdog, []string{rc}, tempCache(t))
+	closeWithin(t, le)
+	le.Start(nil)
+	le.mu.Lock()
+	started := le.started
+	le.mu.Unlock()
+	if started {
+		t.Fatal("Start after Close started the watcher")
+	}
+	closeWithin(t, le)
+}
+
+// The supervisor and the shell are out of the helper's reach: a session
+// of their own, and no tag for a sweep of a dead helper's leftovers to
+// find.
+func TestLoginEnvDetached(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(TagVar, "th-test-1")
+	shell := fakeShell(t, dir, `printf '%s\n' "${`+TagVar+`-none}" > "$DIR/tag"
+ps -o sid= -p $$ > "$DIR/sid"`, "")
+	le := startTest(t, shell, watchdog, nil, nil)
+	waitSettled(t, le)
+	if b, _ := os.ReadFile(filepath.Join(dir, "tag")); strings.TrimSpace(string(b)) != "none" {
+		t.Errorf("the login shell carries the helper's tag: %q", b)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "sid"))
+	sid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("no session id from the shell: %q", b)
+	}
+	if own, _ := unix.Getsid(0); sid == own {
+		t.Errorf("the login shell runs in the helper's session %d", sid)
+	}
+}
+
+func TestLoginCacheFresh(t *testing.T) {
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "rc")
+	if err := os.WriteFile(rc, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	stamps := statFiles([]string{rc})
+	good := func() loginCache {
+		return loginCache{Shell: "/bin/sh", Home: os.Getenv("HOME"), Path: os.Getenv("PATH"),
+			Files: stamps, Env: []string{"A=1"}, Read: now.Add(-time.Hour)}
+	}
+	if c := good(); !c.fresh("/bin/sh", stamps, now) {
+		t.Fatal("a cache that matches is not fresh")
+	}
+	changed := slices.Clone(stamps)
+	changed[0].Size++
+	tests := []struct {
+		name   string
+		edit   func(*loginCache)
+		stamps []fileStamp
+	}{
+		{"other shell", func(c *loginCache) { c.Shell = "/bin/zsh" }, stamps},
+		{"other home", func(c *loginCache) { c.Home += "x" }, stamps},
+		{"other PATH", func(c *loginCache) { c.Path += ":/x" }, stamps},
+		{"too old", func(c *loginCache) { c.Read = now.Add(-loginCacheMaxAge) }, stamps},
+		{"from the future", func(c *loginCache) { c.Read = now.Add(time.Hour) }, stamps},
+		{"rc changed", func(*loginCache) {}, changed},
+		{"rc list changed", func(*loginCache) {}, append(slices.Clone(stamps), fileStamp{Path: "/new"})},
+		{"no env", func(c *loginCache) { c.Env = nil }, stamps},
+	}
+	for _, tt := range tests {
+		c := good()
+		tt.edit(&c)
+		if c.fresh("/bin/sh", tt.stamps, now) {
+			t.Errorf("%s: the cache is fresh", tt.name)
+		}
+	}
+}
+
+// A cache file that someone else could have written is never read: the
+// PATH it holds decides what every command runs.
+func TestLoginCacheUntrusted(t *testing.T) {
+	cache := tempCache(t)
+	c := loginCache{Shell: "/bin/sh", Home: os.Getenv("HOME"), Path: os.Getenv("PATH"),
+		Env: []string{"PATH=/evil"}, Read: time.Now()}
+	if err := writeLoginCache(cache, c); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(cache); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("cache file mode %v (%v), want 0600", fi.Mode(), err)
+	}
+	if fi, err := os.Stat(filepath.Dir(cache)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("cache folder mode %v (%v), want 0700", fi.Mode(), err)
+	}
+	read := func() []string { return readLoginCache(cache, "/bin/sh", nil, time.Now()) }
+	if read() == nil {
+		t.Fatal("the helper's own cache is not read")
+	}
+	for _, mode := range []struct {
+		path string
+		perm os.FileMode
+	}{{cache, 0o644}, {filepath.Dir(cache), 0o755}, {filepath.Dir(filepath.Dir(cache)), 0o777}} {
+		orig, _ := os.Stat(mode.path)
+		must(t, os.Chmod(mode.path, mode.perm))
+		if read() != nil {
+			t.Errorf("read with %s at %v", mode.path, mode.perm)
+		}
+		must(t, os.Chmod(mode.path, orig.Mode().Perm()))
+	}
+	if os.Getuid() == 0 {
+		must(t, os.Chown(cache, 65534, 65534))
+		if read() != nil {
+			t.Error("read a cache file owned by another user")
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSetByRC(t *testing.T) {
+	given := []string{"HOME=/h", "VIRTUAL_ENV=/venv", "PATH=/usr/bin", "EDITOR=vi"}
+	out := []string{"HOME=/h", "VIRTUAL_ENV=/venv", "PATH=/nvm/bin:/usr/bin", "EDITOR=nano", "NVM_DIR=/h/.nvm"}
+	want := []string{"PATH=/nvm/bin:/usr/bin", "EDITOR=nano", "NVM_DIR=/h/.nvm"}
+	if got := setByRC(out, given); !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := setByRC([]string{"PATH=/usr/bin"}, []string{"PATH=/usr/bin"}); !slices.Equal(got, []string{"PATH=/usr/bin"}) {
+		t.Errorf("PATH passed through was dropped: %q", got)
+	}
+}
+
+func TestRCFiles(t *testing.T) {
+	t.Setenv("HOME", "/h")
+	t.Setenv("ZDOTDIR", "/z")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	has := func(files []string, f string) bool { return slices.Contains(files, f) }
+	bash := rcFiles("/bin/bash")
+	for _, f := range []string{"/etc/profile", "/h/.profile", "/h/.bash_profile", "/h/.bashrc", "/etc/bash.bashrc", "/h/.nvm/alias/default"} {
+		if !has(bash, f) {
+			t.Errorf("bash: %s missing", f)
+		}
+	}
+	if has(bash, "/z/.zshrc") || has(bash, "/h/.config/fish/config.fish") {
+		t.Errorf("bash lists another shell's files: %q", bash)
+	}
+	if zsh := rcFiles("/usr/bin/zsh"); !has(zsh, "/z/.zshrc") || has(zsh, "/h/.zshrc") {
+		t.Errorf("zsh: ZDOTDIR not honoured: %q", zsh)
+	}
+	if fish := rcFiles("/usr/bin/fish"); !has(fish, "/h/.config/fish/config.fish") || has(fish, "/h/.profile") {
+		t.Errorf("fish: %q", fish)
+	}
+	other := rcFiles("/opt/odd-shell")
+	for _, f := range []string{"/h/.bashrc", "/z/.zshrc", "/h/.config/fish/config.fish", "/h/.cshrc"} {
+		if !has(other, f) {
+			t.Errorf("an unknown shell: %s missing", f)
+		}
+	}
+}
+
+func TestStatFilesGlob(t *testing.T) {
+	dir := t.TempDir()
+	pattern := filepath.Join(dir, "*.sh")
+	before := statFiles([]string{pattern})
+	must(t, os.WriteFile(filepath.Join(dir, "new.sh"), nil, 0o644))
+	if after := statFiles([]string{pattern}); slices.Equal(before, after) {
+		t.Error("a file added to a sourced folder is not seen")
+	}
+}
+
+func TestServeLoginEnvBadArgs(t *testing.T) {
+	if code := ServeLoginEnv([]string{"-timeout", "x"}); code != 2 {
+		t.Errorf("bad arguments: exit %d, want 2", code)
+	}
+	if code := ServeLoginEnv(nil); code != 2 {
+		t.Errorf("no shell: exit %d, want 2", code)
+	}
+}
+
+func TestLoginCachePrunesStaleFiles(t *testing.T) {
+	cache := tempCache(t)
+	old := filepath.Join(filepath.Dir(cache), "0123456789abcdef.json")
+	must(t, os.MkdirAll(filepath.Dir(cache), 0o700))
+	must(t, os.WriteFile(old, []byte("{}"), 0o600))
+	long := time.Now().Add(-loginCacheKeep - time.Hour)
+	must(t, os.Chtimes(old, long, long))
+	must(t, writeLoginCache(cache, loginCache{Env: []string{}}))
+	if fileExists(old) {
+		t.Error("a cache file nothing rewrote for a week is still there")
+	}
+	if !fileExists(cache) {
+		t.Error("the cache file just written was pruned")
+	}
+}
+
+// Close ends every goroutine of the LoginEnv, a read in progress or not:
+// the supervisor is a process of its own, not the helper's to wait for.
+func TestLoginEnvCloseLeavesNoGoroutine(t *testing.T) {
+	dir := t.TempDir()
+	base := runtime.NumGoroutine()
+	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
+	var pids []int
+	waitFor(t, "the shell to start its child", func() bool {
+		shellPid, ok1 := readPid(dir, "shell.pid")
+		childPid, ok2 := readPid(dir, "child.pid")
+		pids = []int{shellPid, childPid}
+		return ok1 && ok2
+	})
+	closeWithin(t, le)
+	waitFor(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= base })
+	for _, pid := range pids {
+		waitGone(t, pid)
 	}
 }
