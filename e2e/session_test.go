@@ -308,7 +308,7 @@ func TestLoginEnvironment(t *testing.T) {
 	script := "#!/bin/sh\necho 'Welcome to the rc file'\nexport FROM_LOGIN=yes\nexport PATH=\"/opt/from-login/bin:$PATH\"\n" +
 		"for last in \"$@\"; do :; done\neval \"$last\"\necho bye\n"
 	require.NoError(t, os.WriteFile(shell, []byte(script), 0o755))
-	c := start(t, "ndjson", root, nil, withEnv("SHELL="+shell, "FROM_HELPER=kept"))
+	c := start(t, "ndjson", root, nil, withEnv("SHELL="+shell, "FROM_HELPER=kept", "XDG_CACHE_HOME="+t.TempDir()))
 	_, rerr := c.call("initialize", nil)
 	require.Nil(t, rerr)
 	var out string
