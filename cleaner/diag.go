@@ -138,8 +138,8 @@ func compilerKind(s string) kind {
 // fileLineCol returns the length of a leading "path.ext:L:C" or
 // "path.ext(L,C)", where path has no spaces and ext starts with a letter.
 func fileLineCol(s string) (int, bool) {
-	i := strings.IndexAny(s, ":( \t")
-	if i <= 0 || s[i] == ' ' || s[i] == '\t' || !hasExt(s[:i]) {
+	i := pathEnd(s)
+	if i <= 0 || i == len(s) || s[i] == ' ' || s[i] == '\t' || !hasExt(s[:i]) {
 		return 0, false
 	}
 	open, sep, end := s[i], byte(':'), byte(':')
@@ -161,6 +161,19 @@ func fileLineCol(s string) (int, bool) {
 		k++
 	}
 	return k, true
+}
+
+// pathEnd returns the index of the first ':', '(', space or tab in s, or
+// len(s). A loop of its own is faster than strings.IndexAny on the short
+// prefix it usually reads.
+func pathEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ':', '(', ' ', '\t':
+			return i
+		}
+	}
+	return len(s)
 }
 
 // hasExt reports whether the last path element of p has an extension.
