@@ -424,3 +424,29 @@ func FuzzCleanDiagnostics(f *testing.F) {
 		}
 	})
 }
+
+// TestLongPathKeepsFirstAndLast: when a long spill path leaves less room
+// for the marker, diagnostics go from between the first and the last.
+func TestLongPathKeepsFirstAndLast(t *testing.T) {
+	lines := filler("before", 500)
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("src/f%d.c:%d:5: error: e%d", i, i+1, i), "      |     ^~")
+	}
+	lines = append(lines, "sentinel")
+	w := newWindow(3000)
+	for i, l := range lines {
+		w.add(l, len(l), i+1)
+	}
+	for len(w.tail)-w.tailStart > 1 {
+		w.middle(w.popTail()) // the last error leaves the tail too
+	}
+	text := w.render("/"+strings.Repeat("p", 1500), false)
+	if n := utf8.RuneCountInString(text); n > 3000 {
+		t.Fatalf("%d chars", n)
+	}
+	for _, want := range []string{"src/f0.c:1:5: error: e0", "src/f39.c:40:5: error: e39"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lost %q in\n%s", want, text)
+		}
+	}
+}

@@ -239,13 +239,22 @@ func (w *window) unomit(r run) {
 	w.omitChars -= r.rawCost()
 }
 
-// dropBlock leaves out the latest kept diagnostic, loose lines first.
+// dropBlock leaves out a kept diagnostic to make room for the markers:
+// the latest loose one first, then, among errors, the oldest of the latest
+// ones, so that the first and the last stay.
 func (w *window) dropBlock() bool {
-	for _, p := range []*pool{&w.diag.weak, &w.diag.strong} {
-		if b, ok := p.popNewest(); ok {
-			w.omitBlock(b)
-			return true
-		}
+	if b, ok := w.diag.weak.popNewest(); ok {
+		w.omitBlock(b)
+		return true
+	}
+	p := &w.diag.strong
+	if len(p.last)-p.lastStart > 1 {
+		w.omitBlock(p.popOldest())
+		return true
+	}
+	if b, ok := p.popNewest(); ok {
+		w.omitBlock(b)
+		return true
 	}
 	return false
 }
