@@ -450,3 +450,28 @@ func TestLongPathKeepsFirstAndLast(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosticsInWindows reads each log as a session does, a window at a
+// time as output arrives: every fact is in one of the windows.
+func TestDiagnosticsInWindows(t *testing.T) {
+	for _, d := range diagLogs(t) {
+		for _, size := range []int{64 << 10, 200 << 10} {
+			c := New(Options{Spill: (&memSpill{}).open})
+			var all strings.Builder
+			for p := d.raw; len(p) > 0; {
+				n := min(size, len(p))
+				c.Write(p[:n])
+				p = p[n:]
+				ch := c.Take(false)
+				if utf8.RuneCountInString(ch.Text) > defaultMaxStreamChars {
+					t.Fatalf("%s: window over the cap", d.name)
+				}
+				all.WriteString(ch.Text)
+			}
+			all.WriteString(c.Take(true).Text)
+			if _, missing := countFacts(all.String(), d.facts); len(missing) > 0 {
+				t.Errorf("%s in windows of %d bytes: lost %q", d.name, size, missing)
+			}
+		}
+	}
+}
