@@ -18,6 +18,7 @@ const diagDir = "../testdata/diagnostics"
 type diagLog struct {
 	name  string
 	raw   []byte
+	short []byte // raw with at most 20 lines for each @repeat: a fuzz seed
 	facts []string
 }
 
@@ -29,7 +30,8 @@ func diagLogs(t testing.TB) []diagLog {
 	var logs []diagLog
 	for _, f := range files {
 		a := readGolden(t, f)
-		d := diagLog{name: strings.TrimSuffix(filepath.Base(f), ".txtar"), raw: expandLog(t, a.data["raw"])}
+		d := diagLog{name: strings.TrimSuffix(filepath.Base(f), ".txtar"),
+			raw: expandLog(t, a.data["raw"], -1), short: expandLog(t, a.data["raw"], 20)}
 		for _, line := range strings.Split(string(a.data["facts"]), "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				d.facts = append(d.facts, line)
@@ -45,8 +47,8 @@ func diagLogs(t testing.TB) []diagLog {
 
 // expandLog writes out the "@repeat N template" lines of a log: N lines,
 // {n} the line's count from 1, \n a line break, so that ten thousand lines
-// of progress stay a line in the file.
-func expandLog(t testing.TB, b []byte) []byte {
+// of progress stay a line in the file. limit >= 0 caps N.
+func expandLog(t testing.TB, b []byte, limit int) []byte {
 	var out bytes.Buffer
 	for _, line := range strings.SplitAfter(string(b), "\n") {
 		rest, ok := strings.CutPrefix(line, "@repeat ")
@@ -58,6 +60,9 @@ func expandLog(t testing.TB, b []byte) []byte {
 		n, err := strconv.Atoi(count)
 		if err != nil {
 			t.Fatalf("bad directive %q", line)
+		}
+		if limit >= 0 {
+			n = min(n, limit)
 		}
 		tmpl = strings.ReplaceAll(tmpl, `\n`, "\n")
 		for i := 1; i <= n; i++ {
@@ -358,13 +363,7 @@ func windowShown(w *window) int {
 // caps hold, its text is valid UTF-8, and every line is shown or counted.
 func FuzzWindowLines(f *testing.F) {
 	for _, d := range diagLogs(f) {
-		var short []string
-		for _, l := range strings.Split(string(d.raw), "\n") {
-			if !strings.Contains(l, " of the ") && len(short) < 60 {
-				short = append(short, l)
-			}
-		}
-		f.Add(strings.Join(short[:min(len(short), 60)], "\n"), uint16(300))
+		f.Add(string(d.short), uint16(300))
 	}
 	f.Add("error[E1]: x\n  --> a.rs:1:1\n\n\xff\xfe\nTraceback (most recent call last):\n  x\nE: y", uint16(200))
 	f.Fuzz(func(t *testing.T, data string, budget uint16) {
@@ -400,14 +399,8 @@ func FuzzWindowLines(f *testing.F) {
 // the text does not depend on how the input is split.
 func FuzzCleanDiagnostics(f *testing.F) {
 	for _, d := range diagLogs(f) {
-		var short []string
-		for _, l := range strings.Split(string(d.raw), "\n") {
-			if !strings.Contains(l, "{n}") && len(short) < 80 {
-				short = append(short, l)
-			}
-		}
-		f.Add([]byte(strings.Join(short, "\r\n")), byte(1), uint16(7))
-		f.Add([]byte(strings.Join(short, "\n")), byte(2), uint16(300))
+		f.Add(d.short, byte(1), uint16(7))
+		f.Add(bytes.ReplaceAll(d.short, []byte("\n"), []byte("\r\n")), byte(2), uint16(300))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, sel byte, at uint16) {
 		opts := fuzzOptions(sel, io.Discard)
