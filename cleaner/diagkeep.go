@@ -179,6 +179,13 @@ func (w *window) middle(r run) {
 		d.remember(r)
 		return
 	}
+	w.openBlock(k, strong, r)
+}
+
+// openBlock starts a diagnostic of kind k on trigger r, with the omitted
+// lines just before r that belong to it.
+func (w *window) openBlock(k kind, strong bool, r run) {
+	d := &w.diag
 	d.open = true
 	d.cur = newBlock(k, strong, d.scratch[:0])
 	for _, b := range d.lookback(k, r.num) {
