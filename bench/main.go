@@ -47,6 +47,7 @@ var sections = []section{
 	{"throughput", benchThroughput},
 	{"concurrency", benchConcurrency},
 	{"cleaner", benchCleaner},
+	{"diagnostics", benchDiag},
 }
 
 func main() {

@@ -61,10 +61,11 @@ func linePrefix(num int) string { return "[line " + strconv.Itoa(num) + "] " }
 
 // window caps the text returned by one Take. Lines are held as they come
 // until they no longer fit the budget; from then on it keeps a head, a
-// rolling tail, and error-like lines that fall out of the tail, so memory
-// stays within the budget whatever the window's size.
+// rolling tail, and the diagnostics whole among the lines that fall out of
+// the tail (see diag.go), so memory stays within the budget whatever the
+// window's size. The tail gives up room as diagnostics are kept.
 type window struct {
-	budget, headBudget, errBudget, tailBudget int
+	budget, headBudget int
 
 	held     []run
 	heldRaw  int // characters if every line is shown, newlines included
@@ -73,8 +74,7 @@ type window struct {
 	cut       bool
 	head      []run
 	headChars int
-	errs      []run
-	errChars  int
+	diag      diags
 	tail      []run // tail[tailStart:] is in use
 	tailStart int
 	tailChars int
@@ -84,9 +84,16 @@ type window struct {
 }
 
 func newWindow(budget int) window {
-	w := window{budget: budget, headBudget: budget * 3 / 10, errBudget: budget / 4}
-	w.tailBudget = max(budget-w.headBudget-w.errBudget-240, budget/5)
-	return w
+	return window{budget: budget, headBudget: budget / 4, diag: newDiags(budget)}
+}
+
+// markerRoom is kept free for the omission marker and the separator.
+const markerRoom = 240
+
+// tailBudget is what is left for the tail once the head and the
+// diagnostics are counted.
+func (w *window) tailBudget() int {
+	return w.budget - w.headChars - w.diag.chars() - markerRoom
 }
 
 func (w *window) reset() { *w = newWindow(w.budget) }
@@ -144,7 +151,7 @@ func (w *window) pushTail(r run) {
 		w.tail = append(w.tail, r)
 		w.tailChars += r.foldCost()
 	}
-	for w.tailChars > w.tailBudget && len(w.tail)-w.tailStart > 1 {
+	for w.tailChars > w.tailBudget() && len(w.tail)-w.tailStart > 1 {
 		w.middle(w.popTail())
 	}
 }
@@ -159,17 +166,6 @@ func (w *window) popTail() run {
 		w.tailStart = 0
 	}
 	return r
-}
-
-// middle disposes of a run that left the tail: kept if it looks like an
-// error and the error share has room, else counted as omitted.
-func (w *window) middle(r run) {
-	if w.errChars+r.errCost() <= w.errBudget && looksLikeError(r.text) {
-		w.errs = append(w.errs, r)
-		w.errChars += r.errCost()
-		return
-	}
-	w.omit(r)
 }
 
 func (w *window) omit(r run) {
@@ -220,6 +216,7 @@ func writeRun(sb *strings.Builder, r run, folded bool) {
 }
 
 func (w *window) renderCut(path string) string {
+	w.closeBlock()
 	marker := w.fit(path)
 	var sb strings.Builder
 	sb.Grow(w.budget + 64)
@@ -228,17 +225,31 @@ func (w *window) renderCut(path string) string {
 	}
 	sb.WriteString(marker)
 	sb.WriteByte('\n')
-	for _, r := range w.errs {
-		sb.WriteString(linePrefix(r.num))
-		writeRun(&sb, run{text: r.text, chars: r.chars, count: r.count}, true)
+	next := -1 // the line after the last one shown from the middle
+	gapAt, gap := w.diag.gap()
+	for _, b := range w.diag.kept() {
+		if b.lines[0].num == gapAt {
+			sb.WriteString(gap + "\n")
+		}
+		for _, r := range b.lines {
+			sb.WriteString(linePrefix(r.num))
+			writeRun(&sb, run{text: r.text, chars: r.chars, count: r.count}, true)
+			next = r.num + r.count
+		}
 	}
-	if len(w.errs) > 0 {
+	if next >= 0 && w.tailGap(next) {
 		sb.WriteString(tailSeparator + "\n")
 	}
 	for _, r := range w.tail[w.tailStart:] {
 		writeRun(&sb, r, true)
 	}
 	return sb.String()
+}
+
+// tailGap reports whether lines were left out between line next and the
+// tail: a diagnostic that runs on into the tail needs no separator.
+func (w *window) tailGap(next int) bool {
+	return len(w.tail) == w.tailStart || w.tail[w.tailStart].num != next
 }
 
 const tailSeparator = "[...]"
@@ -248,20 +259,19 @@ const tailSeparator = "[...]"
 func (w *window) fit(path string) string {
 	for {
 		marker := w.marker(path)
-		total := w.headChars + utf8.RuneCountInString(marker) + 1 + w.errChars + w.tailChars
-		if len(w.errs) > 0 {
+		total := w.headChars + utf8.RuneCountInString(marker) + 1 + w.diag.chars() + w.tailChars
+		if w.diag.count() > 0 {
 			total += len(tailSeparator) + 1
+		}
+		if _, gap := w.diag.gap(); gap != "" {
+			total += len(gap) + 1
 		}
 		switch {
 		case total <= w.budget:
 			return marker
 		case len(w.tail)-w.tailStart > 1:
 			w.omit(w.popTail())
-		case len(w.errs) > 0:
-			r := w.errs[len(w.errs)-1]
-			w.errs = w.errs[:len(w.errs)-1]
-			w.errChars -= r.errCost()
-			w.omit(r)
+		case w.dropBlock():
 		case len(w.head) > 0:
 			r := w.head[len(w.head)-1]
 			w.head = w.head[:len(w.head)-1]
@@ -280,9 +290,7 @@ func (w *window) marker(path string) string {
 	sb.WriteString(" lines (")
 	sb.WriteString(strconv.Itoa(w.omitChars))
 	sb.WriteString(" chars) omitted")
-	if len(w.errs) > 0 {
-		sb.WriteString("; lines that look like errors follow with their line numbers")
-	}
+	w.markDiags(&sb)
 	if path != "" {
 		sb.WriteString("; full output: ")
 		sb.WriteString(path)
@@ -299,4 +307,11 @@ func capChars(s string, n int) string {
 		return s // n bytes hold at most n characters
 	}
 	return prefixChars(s, n)
+}
+
+// markDiags says in the marker that diagnostics from the middle follow.
+func (w *window) markDiags(sb *strings.Builder) {
+	if w.diag.count() > 0 {
+		sb.WriteString("; diagnostics follow with their line numbers")
+	}
 }
