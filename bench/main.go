@@ -47,6 +47,7 @@ var sections = []section{
 	{"throughput", benchThroughput},
 	{"concurrency", benchConcurrency},
 	{"cleaner", benchCleaner},
+	{"mask", benchMask},
 }
 
 func main() {
