@@ -110,9 +110,10 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 		// Programs that place the cursor by row count on the real height.
 		opts.Cols, opts.Rows = spec.Cols, spec.Rows
 	}
-	s.out = newStream("output", prefix+"-output", opts)
+	s.addSecrets(spec.Mask)
+	s.out = newStream("output", prefix+"-output", opts, s.secrets)
 	if proc.Stderr != nil {
-		s.errOut = newStream("stderr", prefix+"-stderr", opts)
+		s.errOut = newStream("stderr", prefix+"-stderr", opts, s.secrets)
 	}
 	m.sessions[id] = s
 	m.wg.Add(1)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/termhelper/termhelper/mask"
 	"github.com/termhelper/termhelper/platform"
 )
 
@@ -127,6 +128,9 @@ func (s *Session) read(st *stream, r io.Reader) {
 			s.mu.Unlock()
 		}
 		if err != nil {
+			s.mu.Lock()
+			st.end(s.m.streamOutput.Load())
+			s.mu.Unlock()
 			return
 		}
 	}
@@ -341,13 +345,33 @@ func (s *Session) flushRaw() {
 	}
 }
 
-// scrub removes secret inputs from text going back to the host, in case a
-// program echoed what it should not have.
+// scrub removes secrets from cleaned text going back to the host: the
+// masker on the raw bytes cannot see a secret that escape sequences split.
 func (s *Session) scrub(t string) string {
 	for _, sec := range s.secrets {
-		t = strings.ReplaceAll(t, sec, "********")
+		t = strings.ReplaceAll(t, sec, mask.Replacement)
 	}
 	return t
+}
+
+// addSecrets masks secrets from now on, in every stream. On a terminal a
+// newline comes out as CR LF, so a secret with a newline is masked in
+// both forms.
+func (s *Session) addSecrets(secrets []string) {
+	for _, sec := range secrets {
+		forms := []string{sec}
+		if s.spec.PTY && strings.Contains(sec, "\n") {
+			forms = append(forms, strings.ReplaceAll(sec, "\n", "\r\n"))
+		}
+		for _, f := range forms {
+			s.secrets = append(s.secrets, f)
+			for _, st := range []*stream{s.out, s.errOut} {
+				if st != nil {
+					st.mask.Add(f)
+				}
+			}
+		}
+	}
 }
 
 // Write sends input to the command. A secret input is never logged and is
@@ -364,7 +388,7 @@ func (s *Session) Write(input string, secret bool) error {
 	}
 	if secret {
 		if sec := strings.TrimRight(input, "\r\n"); len(sec) >= 3 {
-			s.secrets = append(s.secrets, sec)
+			s.addSecrets([]string{sec})
 		}
 	}
 	s.lastWrite = time.Now()
