@@ -4,6 +4,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,12 +37,14 @@ func notesOf(c *client, id string) []string {
 // before "exited", every time.
 func TestWaitingIsNotifiedBeforeExited(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
-		for range 10 {
-			// The pause lets the first answer hand the session over
-			// before it waits, so its waiting is notified.
-			r := c.exec(map[string]any{"command": "sleep 0.3; printf 'go? '; read x; echo ok", "yieldMs": 50})
+		for i := range 10 {
+			// The gate lets the first answer hand the session over before
+			// it waits, so its waiting is notified.
+			gate := filepath.Join(root, fmt.Sprintf("gate%d", i))
+			r := c.exec(map[string]any{"command": fmt.Sprintf("while [ ! -e %s ]; do sleep 0.01; done; printf 'go? '; read x; echo ok", gate), "yieldMs": 50})
 			require.Equal(t, "running", r.State, "%+v", r)
 			id := r.SessionID
+			must(t, os.WriteFile(gate, nil, 0o600))
 			for r.State == "running" { // output may come before the prompt is seen
 				r = c.run("session/read", map[string]any{"sessionId": id, "yieldMs": 30000})
 			}

@@ -143,10 +143,12 @@ func TestAnswerForgetsUnhandedSession(t *testing.T) {
 // A handed session stays readable after its end, for Linger, then goes.
 func TestHandedSessionLingersThenGoes(t *testing.T) {
 	m, rec := newManager(t, Config{Linger: 300 * time.Millisecond})
-	s := startT(t, m, spec("sleep 0.2; echo late"))
+	command, open := gated(t, "echo late")
+	s := startT(t, m, spec(command))
 	if r := answerWithin(t, s, AnswerOpts{Now: true}); r.Exit != nil {
 		t.Fatalf("want alive: %+v", r)
 	}
+	open()
 	r := answerWithin(t, s, AnswerOpts{UntilExit: true})
 	if r.Exit == nil {
 		t.Fatalf("want finished: %+v", r)
@@ -174,8 +176,10 @@ func TestHandedSessionLingersThenGoes(t *testing.T) {
 // Close stops the timers that would forget lingering sessions.
 func TestCloseStopsLingerTimers(t *testing.T) {
 	m, rec := newManager(t, Config{Linger: time.Hour})
-	s := startT(t, m, spec("sleep 0.1"))
+	command, open := gated(t, "true")
+	s := startT(t, m, spec(command))
 	answerWithin(t, s, AnswerOpts{Now: true})
+	open()
 	answerWithin(t, s, AnswerOpts{UntilExit: true})
 	waitEvents(t, rec, s.ID(), 1)
 	timers := func() int {

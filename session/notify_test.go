@@ -15,16 +15,18 @@ func TestWaitingIsNotifiedBeforeExited(t *testing.T) {
 	m := NewManager(Config{}, rec)
 	defer m.Close()
 	for i := range 20 {
-		// The pause lets the session be handed over before it waits, so
+		// The gate lets the session be handed over before it waits, so
 		// that its waiting is notified.
-		s, err := m.Start(spec("sleep 0.1; read x; echo got $x"))
+		command, open := gated(t, "read x; echo got $x")
+		s, err := m.Start(spec(command))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := answerWithin(t, s, AnswerOpts{Yield: time.Millisecond, UntilExit: true})
+		r := answerWithin(t, s, AnswerOpts{Now: true})
 		if r.Exit != nil {
 			t.Fatalf("run %d: ended before it waited: %+v", i, r)
 		}
+		open()
 		r = answerWithin(t, s, AnswerOpts{})
 		if r.State != Waiting {
 			t.Fatalf("run %d: not waiting: %+v", i, r)

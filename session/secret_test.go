@@ -3,7 +3,9 @@
 package session
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,19 @@ import (
 )
 
 const testKey = "sk-test-4f8a9c2e1b7d6f3a0e5c"
+
+// gated returns command made to wait for open() before it runs, so that
+// a test can hand the session over (and have its output streamed and its
+// exit notified) before it prints anything.
+func gated(t *testing.T, command string) (string, func()) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	open := func() {
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fmt.Sprintf("while [ ! -e %s ]; do sleep 0.01; done; %s", gate, command), open
+}
 
 // noSecret fails if any of texts holds secret.
 func noSecret(t *testing.T, secret string, texts map[string]string) {
@@ -31,11 +46,13 @@ func TestEnvironmentSecretIsMasked(t *testing.T) {
 	defer m.Close()
 	env := append(os.Environ(), "TEST_API_KEY="+testKey)
 	for _, pty := range []bool{true, false} {
-		sp := spec(`printenv TEST_API_KEY; printf 'half: %s' "$(printf %s "$TEST_API_KEY" | cut -c1-9)"; sleep 0.2; printf '%s\n' "$(printf %s "$TEST_API_KEY" | cut -c10-)"`)
+		command, open := gated(t, `printenv TEST_API_KEY; printf 'half: %s' "$(printf %s "$TEST_API_KEY" | cut -c1-9)"; sleep 0.2; printf '%s\n' "$(printf %s "$TEST_API_KEY" | cut -c10-)"`)
+		sp := spec(command)
 		sp.PTY, sp.Env = pty, env
 		sp.Mask = mask.SecretValues(env, nil)
 		s := startT(t, m, sp)
 		answerWithin(t, s, AnswerOpts{Now: true}) // handed: its output is streamed
+		open()
 		r := answerWithin(t, s, AnswerOpts{UntilExit: true})
 		if r.Exit == nil || strings.Count(r.Output, mask.Replacement) != 2 {
 			t.Fatalf("pty %v: want the key masked twice: %+v", pty, r)
@@ -95,5 +112,28 @@ func TestSecretInputIsMaskedEverywhere(t *testing.T) {
 		if !strings.Contains(seen[where], "pw="+mask.Replacement) {
 			t.Errorf("the %s lacks the masked echo", where)
 		}
+	}
+}
+
+// A terminal writes a newline as CR LF: a secret of several lines (a key
+// in PEM form) is masked as the terminal prints it.
+func TestMultiLineSecretIsMaskedOnATerminal(t *testing.T) {
+	const pem = "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----"
+	rec := &recorder{}
+	m := NewManager(Config{}, rec)
+	m.StreamOutput(true)
+	defer m.Close()
+	command, open := gated(t, `printenv TEST_PRIVATE_KEY`)
+	sp := spec(command)
+	sp.Env = append(os.Environ(), "TEST_PRIVATE_KEY="+pem)
+	sp.Mask = mask.SecretValues(sp.Env, nil)
+	s := startT(t, m, sp)
+	answerWithin(t, s, AnswerOpts{Now: true})
+	open()
+	r := answerWithin(t, s, AnswerOpts{UntilExit: true})
+	waitEvents(t, rec, s.ID(), 1)
+	notes := rec.outputOf(s.ID())
+	if !strings.Contains(notes, mask.Replacement) || strings.Contains(notes, "MIIEvQ") || strings.Contains(r.Output, "MIIEvQ") {
+		t.Fatalf("answer %q, notifications %q", r.Output, notes)
 	}
 }
