@@ -23,6 +23,9 @@ type Masker struct {
 	secrets [][]byte
 	maxLen  int
 	first   [256]bool // the first bytes of the secrets
+	short   [][]byte  // secrets too short for the filter: searched one by one
+	filter  *filter   // finds the longer ones in one pass
+	stale   bool      // secrets were added since short and filter were made
 
 	held        []byte // the undecided tail of the input
 	pre         int    // leading bytes of held already known to be masked
@@ -51,6 +54,23 @@ func (m *Masker) Add(secret string) {
 	m.secrets = append(m.secrets, []byte(secret))
 	m.maxLen = max(m.maxLen, len(secret))
 	m.first[secret[0]] = true
+	m.stale = true
+}
+
+// index prepares the search after secrets were added.
+func (m *Masker) index() {
+	m.short, m.filter, m.stale = m.short[:0], nil, false
+	var long [][]byte
+	for _, s := range m.secrets {
+		if len(s) < minFiltered {
+			m.short = append(m.short, s)
+		} else {
+			long = append(long, s)
+		}
+	}
+	if len(long) > 0 {
+		m.filter = newFilter(long)
+	}
 }
 
 // Active reports whether there is anything to mask.
@@ -129,7 +149,13 @@ func (m *Masker) find(buf []byte) []span {
 	if m.pre > 0 {
 		spans = append(spans, span{0, m.pre})
 	}
-	for _, s := range m.secrets {
+	if m.stale {
+		m.index()
+	}
+	if m.filter != nil {
+		spans = m.filter.find(buf, spans)
+	}
+	for _, s := range m.short {
 		for off := 0; ; {
 			i := bytes.Index(buf[off:], s)
 			if i < 0 {

@@ -136,6 +136,7 @@ func FuzzMaskSplit(f *testing.F) {
 	f.Add("sk-proj-0123456789\x003cr", "key=sk-proj-0123456789 3cr s3cr3t", uint16(5), uint16(17))
 	f.Add("abc\x00cde", "xabcdex abcde", uint16(2), uint16(3))
 	f.Add("aa", "aaaaa", uint16(1), uint16(2))
+	f.Add("abcdefgh\x00defghijklm\x00xyzxyzxyz", "abcdefghijklm xyzxyzxyzxyz abcdefg", uint16(4), uint16(20))
 	f.Add("\x1b[0m\x00pass", "\x1b[0mpass\x1b[0", uint16(0), uint16(4))
 	f.Fuzz(func(t *testing.T, secretList, in string, a, b uint16) {
 		secrets := strings.Split(secretList, "\x00")
