@@ -17,8 +17,11 @@ const Replacement = "********"
 // occurrences overlap or touch) becomes one Replacement, so that no part
 // of an overlapping secret is left in clear. The output does not depend on
 // how the input is split into writes: a Masker holds back only a tail that
-// is the start of some secret, until the next write or Flush decides it.
-// It is not safe for concurrent use.
+// is the start of some secret, until the next write or Flush decides it;
+// it never lets such a tail go on a timer, since the rest of the secret
+// could follow. A quiet command whose last bytes begin a secret (rare:
+// secrets seldom start the way prompts end) shows them once more output,
+// or its end, comes. It is not safe for concurrent use.
 type Masker struct {
 	secrets [][]byte
 	maxLen  int
