@@ -48,6 +48,7 @@ var sections = []section{
 	{"concurrency", benchConcurrency},
 	{"cleaner", benchCleaner},
 	{"diagnostics", benchDiag},
+	{"mask", benchMask},
 }
 
 func main() {

@@ -20,6 +20,11 @@ type Config struct {
 	LoginEnv   bool   // merge the user's login-shell environment (`login_env`)
 	Unattended string // what `ask` means without the approval capability: "allow" or "deny"
 	Encoding   string // "" = UTF-8; a legacy code page for Windows output
+	// MaskEnv names environment variables whose values are masked in
+	// output, beyond those whose names look secret (`mask_env`).
+	MaskEnv []string
+	// MaskEnvOff is `mask_env = []`: no environment value is masked.
+	MaskEnvOff bool
 	Limits     Limits
 	Policy     PolicyConfig
 	Source     string // the file it came from, "" for defaults

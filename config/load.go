@@ -19,6 +19,7 @@ type fileConfig struct {
 	LoginEnv   *bool      `toml:"login_env"`
 	Unattended *string    `toml:"unattended"`
 	Encoding   *string    `toml:"encoding"`
+	MaskEnv    *[]string  `toml:"mask_env"` // nil: absent; empty: masking off
 	Limits     fileLimits `toml:"limits"`
 	Policy     filePolicy `toml:"policy"`
 }
@@ -52,7 +53,8 @@ func Load(explicit, root string) (Config, error) {
 	if err != nil {
 		return Default(), fmt.Errorf("config: %w", err)
 	}
-	return Parse(path, data)
+	project := explicit == "" && root != "" && path == filepath.Join(root, FileName)
+	return parse(path, data, project)
 }
 
 // find returns the first config file of the search order that exists.
@@ -80,7 +82,11 @@ func find(explicit, root string) (string, error) {
 
 // Parse decodes data (read from path, used in messages) and merges it over
 // Default().
-func Parse(path string, data []byte) (Config, error) {
+func Parse(path string, data []byte) (Config, error) { return parse(path, data, false) }
+
+// parse is Parse for the user's file, or for the project's own file, which
+// comes with a cloned repository and so may not lift a protection.
+func parse(path string, data []byte, project bool) (Config, error) {
 	var fc fileConfig
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(&fc); err != nil {
@@ -89,7 +95,7 @@ func Parse(path string, data []byte) (Config, error) {
 	cfg := Default()
 	cfg.Source = path
 	fc.mergeInto(&cfg)
-	if err := firstErr(validateRemovals(fc.Policy), validate(cfg)); err != nil {
+	if err := firstErr(validateRemovals(fc.Policy), validateMaskEnv(fc.MaskEnv, project), validate(cfg)); err != nil {
 		var ke *keyError
 		if errors.As(err, &ke) {
 			ke.file, ke.line = path, keyLine(data, ke.key)
@@ -123,6 +129,10 @@ func (fc fileConfig) mergeInto(c *Config) {
 	setIf(&c.LoginEnv, fc.LoginEnv)
 	setIf(&c.Unattended, fc.Unattended)
 	setIf(&c.Encoding, fc.Encoding)
+	if fc.MaskEnv != nil {
+		c.MaskEnv = mergeList(c.MaskEnv, *fc.MaskEnv)
+		c.MaskEnvOff = len(*fc.MaskEnv) == 0
+	}
 	l := &c.Limits
 	setIf(&l.TimeoutMs, fc.Limits.TimeoutMs)
 	setIf(&l.SlowTimeoutMs, fc.Limits.SlowTimeoutMs)

@@ -92,6 +92,25 @@ func validatePolicy(p PolicyConfig) error {
 	return nil
 }
 
+// validateMaskEnv wants plain variable names: no blanks, no "=", and no
+// "!" (the built-in rule is a pattern on names, not a list to remove
+// from). A project's own config, which comes with a cloned repository,
+// may not turn masking off: that belongs in the user's own config.
+func validateMaskEnv(names *[]string, project bool) error {
+	if names == nil {
+		return nil
+	}
+	if project && len(*names) == 0 {
+		return bad("mask_env", "a project's %s cannot turn masking off; set it in the user's config", FileName)
+	}
+	for _, n := range *names {
+		if n == "" || strings.ContainsAny(n, "= \t\n!") {
+			return bad("mask_env", "%q is not an environment variable name", n)
+		}
+	}
+	return nil
+}
+
 // validateRemovals rejects "!" entries in lists where removing a built-in
 // entry would weaken protection: a project's own .termhelper.toml (which
 // comes with a cloned repository) may add blocks but never lift them.

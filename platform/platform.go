@@ -90,5 +90,32 @@ type Process struct {
 	Stderr io.ReadCloser
 	Input  io.Writer
 
-	sys sysProcess
+	initial initialInput
+	sys     sysProcess
+}
+
+// initialInput is Spec.Stdin and where it goes, for WriteInitial.
+type initialInput struct {
+	data  []byte
+	to    io.Writer
+	close io.Closer // pipes mode: the input, closed after the data
+}
+
+// WriteInitial writes Spec.Stdin to the command's input and, in pipes mode,
+// closes the input after it. It blocks until the command has taken the
+// input or Close ends the write, so the caller runs it on a goroutine it
+// owns and waits for. Where the platform writes the input itself, it
+// returns nil at once.
+func (p *Process) WriteInitial() error {
+	in := p.initial
+	var err error
+	if in.to != nil && len(in.data) > 0 {
+		_, err = in.to.Write(in.data)
+	}
+	if in.close != nil {
+		if cerr := in.close.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }

@@ -74,9 +74,7 @@ func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
 		p.Stderr = errR
 	}
 	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag}
-	if len(spec.Stdin) > 0 {
-		go master.Write(spec.Stdin)
-	}
+	p.initial = initialInput{data: spec.Stdin, to: master}
 	return p, nil
 }
 
@@ -102,12 +100,9 @@ func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
 		return nil, err
 	}
 	closeAll(outW, errW, inR)
-	go func() {
-		// The input is written then closed, whether or not the command reads it.
-		inW.Write(spec.Stdin)
-		inW.Close()
-	}()
 	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR}
+	// The input is written then closed, whether or not the command reads it.
+	p.initial = initialInput{data: spec.Stdin, to: inW, close: inW}
 	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag}
 	return p, nil
 }

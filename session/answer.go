@@ -11,6 +11,9 @@ type AnswerOpts struct {
 	OnOutput  bool          // answer as soon as there is new output
 	UntilExit bool          // a prompt does not end the wait
 	Now       bool          // answer with what there is, at once
+	// Done ends the wait when closed (a cancelled request): the answer is
+	// given as things stand, and the session goes on.
+	Done <-chan struct{}
 }
 
 // Answer waits until an answer is due and returns it: finished once the
@@ -23,37 +26,62 @@ func (s *Session) Answer(o AnswerOpts) Result {
 		deadline = t.C
 	}
 	for {
-		s.mu.Lock()
-		if s.state == Exited {
-			return s.finishLocked()
+		r, due, wake := s.answerIfDue(o)
+		if due {
+			return r
 		}
-		if o.Now || (!o.UntilExit && s.state == Waiting) || (o.OnOutput && s.pendingLocked()) {
-			return s.aliveLocked()
-		}
-		ch := s.changed
-		var out chan struct{}
-		if o.OnOutput {
-			if s.outputSeen == nil {
-				s.outputSeen = make(chan struct{})
-			}
-			out = s.outputSeen
-		}
-		s.mu.Unlock()
 		select {
-		case <-ch:
-		case <-out:
+		case <-wake.changed:
+		case <-wake.output:
 		case <-deadline:
 			o.Now = true
+		case <-o.Done:
+			o.Now, o.Done = true, nil
 		}
 	}
+}
+
+// wakeups are the channels an answer that is not yet due waits on.
+type wakeups struct {
+	changed <-chan struct{}
+	output  <-chan struct{} // nil unless the answer wants output
+}
+
+// answerIfDue returns the answer if o makes one due now, else what to wait
+// for. A finished session never handed to the host is forgotten once its
+// answer is built; others linger for late reads.
+func (s *Session) answerIfDue(o AnswerOpts) (Result, bool, wakeups) {
+	s.mu.Lock()
+	if s.state == Exited {
+		r := s.finalAnswerLocked()
+		handed := s.handed
+		s.mu.Unlock()
+		if !handed {
+			s.m.forget(s.id)
+		}
+		return r, true, wakeups{}
+	}
+	defer s.mu.Unlock()
+	if o.Now || (!o.UntilExit && s.state == Waiting) || (o.OnOutput && s.pendingLocked()) {
+		return s.aliveAnswerLocked(), true, wakeups{}
+	}
+	w := wakeups{changed: s.changed}
+	if o.OnOutput {
+		if s.outputSeen == nil {
+			s.outputSeen = make(chan struct{})
+		}
+		w.output = s.outputSeen
+	}
+	return Result{}, false, w
 }
 
 func (s *Session) pendingLocked() bool {
 	return s.out.clean.Pending() || (s.errOut != nil && s.errOut.clean.Pending())
 }
 
-// aliveLocked builds an alive answer and unlocks.
-func (s *Session) aliveLocked() Result {
+// aliveAnswerLocked builds an alive answer; the session is handed to the
+// host from now on.
+func (s *Session) aliveAnswerLocked() Result {
 	r := Result{ID: s.id, Pid: s.proc.Pid, State: s.visibleState()}
 	s.takeLocked(&r, false)
 	if s.prompt != nil {
@@ -61,21 +89,15 @@ func (s *Session) aliveLocked() Result {
 		r.Prompt = &p
 	}
 	s.handed = true
-	s.mu.Unlock()
 	return r
 }
 
-// finishLocked builds the finished answer and unlocks. A session never
-// handed to the host is forgotten at once; others linger for late reads.
-func (s *Session) finishLocked() Result {
+// finalAnswerLocked builds the finished answer. The final take flushes
+// everything, so the spill files are released.
+func (s *Session) finalAnswerLocked() Result {
 	r := s.summaryLocked()
 	s.takeLocked(&r, true)
-	s.closeStreamsLocked() // the final take flushed everything
-	handed := s.handed
-	s.mu.Unlock()
-	if !handed {
-		s.m.forget(s.id)
-	}
+	s.closeStreamsLocked()
 	return r
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"strconv"
@@ -20,6 +21,7 @@ type Config struct {
 	Grace       time.Duration // from the polite signal to SIGKILL (2 s)
 	QuietPrompt time.Duration // quiet time before a prompt-like line counts as waiting where the OS cannot tell (3 s)
 	Cleaner     cleaner.Options
+	Log         *slog.Logger // nil: discard
 }
 
 func (c *Config) fill() {
@@ -35,11 +37,15 @@ func (c *Config) fill() {
 	if c.QuietPrompt <= 0 {
 		c.QuietPrompt = 3 * time.Second
 	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
 }
 
 // Manager owns every session of one helper.
 type Manager struct {
 	cfg          Config
+	log          *slog.Logger
 	notify       Notifier
 	streamOutput atomic.Bool
 	tagBase      string
@@ -49,6 +55,9 @@ type Manager struct {
 	next     int
 	closed   bool
 	wg       sync.WaitGroup
+	// lingering holds the timers that forget finished sessions; Close
+	// stops them.
+	lingering map[string]*time.Timer
 
 	stateFile string // where this helper records its commands ("" : nowhere)
 	saveMu    sync.Mutex
@@ -61,7 +70,7 @@ type Manager struct {
 // NewManager returns a manager; n receives the notifications.
 func NewManager(cfg Config, n Notifier) *Manager {
 	cfg.fill()
-	return &Manager{cfg: cfg, notify: n, sessions: map[string]*Session{},
+	return &Manager{cfg: cfg, log: cfg.Log, notify: n, sessions: map[string]*Session{}, lingering: map[string]*time.Timer{},
 		tagBase: fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()),
 		dirty:   make(chan struct{}, 1), stopSaver: make(chan struct{}), saverDone: make(chan struct{})}
 }
@@ -101,9 +110,10 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 		// Programs that place the cursor by row count on the real height.
 		opts.Cols, opts.Rows = spec.Cols, spec.Rows
 	}
-	s.out = newStream("output", prefix+"-output", opts)
+	s.addSecrets(spec.Mask)
+	s.out = newStream("output", prefix+"-output", opts, s.secrets)
 	if proc.Stderr != nil {
-		s.errOut = newStream("stderr", prefix+"-stderr", opts)
+		s.errOut = newStream("stderr", prefix+"-stderr", opts, s.secrets)
 	}
 	m.sessions[id] = s
 	m.wg.Add(1)
@@ -158,7 +168,11 @@ func (m *Manager) List() []Info {
 
 // finished is called by a session's reaper once it has ended.
 func (m *Manager) finished(s *Session) {
-	time.AfterFunc(m.cfg.Linger, func() { m.forget(s.id) })
+	m.mu.Lock()
+	if _, ok := m.sessions[s.id]; ok && !m.closed {
+		m.lingering[s.id] = time.AfterFunc(m.cfg.Linger, func() { m.forget(s.id) })
+	}
+	m.mu.Unlock()
 	m.markDirty()
 	go func() {
 		s.wg.Wait()
@@ -170,6 +184,10 @@ func (m *Manager) forget(id string) {
 	m.mu.Lock()
 	s := m.sessions[id]
 	delete(m.sessions, id)
+	if t := m.lingering[id]; t != nil {
+		t.Stop()
+		delete(m.lingering, id)
+	}
 	m.mu.Unlock()
 	if s != nil {
 		s.mu.Lock()
@@ -183,6 +201,10 @@ func (m *Manager) forget(id string) {
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
+	for id, t := range m.lingering {
+		t.Stop()
+		delete(m.lingering, id)
+	}
 	var live []*Session
 	for _, s := range m.sessions {
 		select {

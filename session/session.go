@@ -1,14 +1,20 @@
 package session
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/termhelper/termhelper/mask"
 	"github.com/termhelper/termhelper/platform"
 )
 
@@ -53,10 +59,11 @@ type Session struct {
 	lastOutput time.Time
 	secrets    []string
 
-	done    chan struct{}  // closed once exited and drained
-	readers atomic.Int32   // output readers still reading
-	drained chan struct{}  // closed by the last reader to finish
-	wg      sync.WaitGroup // every goroutine of the session
+	done        chan struct{}  // closed once exited and drained
+	monitorDone chan struct{}  // closed when the monitor has returned
+	readers     atomic.Int32   // output readers still reading
+	drained     chan struct{}  // closed by the last reader to finish
+	wg          sync.WaitGroup // every goroutine of the session
 }
 
 // ID is the session's id.
@@ -69,11 +76,12 @@ func (s *Session) broadcast() {
 
 func (s *Session) run() {
 	s.drained = make(chan struct{})
+	s.monitorDone = make(chan struct{})
 	s.readers.Store(1)
 	if s.errOut != nil {
 		s.readers.Store(2)
 	}
-	s.wg.Add(3) // reader, reaper, monitor
+	s.wg.Add(4) // reader, reaper, monitor, initial input
 	go s.read(s.out, s.proc.Output)
 	if s.errOut != nil {
 		s.wg.Add(1)
@@ -81,6 +89,22 @@ func (s *Session) run() {
 	}
 	go s.reap()
 	go s.monitor()
+	go s.writeInitial()
+}
+
+// writeInitial writes the command's initial input (Spec.Stdin). A command
+// that ends without reading all of it is not worth more than a debug line.
+func (s *Session) writeInitial() {
+	defer s.wg.Done()
+	err := s.proc.WriteInitial()
+	if err == nil {
+		return
+	}
+	level := slog.LevelWarn
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EIO) {
+		level = slog.LevelDebug
+	}
+	s.m.log.Log(context.Background(), level, "initial input not written", "session", s.id, "err", err)
 }
 
 func (s *Session) read(st *stream, r io.Reader) {
@@ -104,6 +128,9 @@ func (s *Session) read(st *stream, r io.Reader) {
 			s.mu.Unlock()
 		}
 		if err != nil {
+			s.mu.Lock()
+			st.end(s.m.streamOutput.Load())
+			s.mu.Unlock()
 			return
 		}
 	}
@@ -136,6 +163,9 @@ func (s *Session) reap() {
 	// Let the answer waiting for this exit go out before the bookkeeping.
 	runtime.Gosched()
 	s.proc.Close()
+	// The monitor may be telling the host the session waits: that comes
+	// first, then the last output, then the exit.
+	<-s.monitorDone
 	s.flushRaw()
 	if handed {
 		s.m.notify.Exited(s.id, s.summaryResult())
@@ -173,6 +203,7 @@ func (s *Session) waitDrained(d time.Duration) bool {
 // paces session/output notifications.
 func (s *Session) monitor() {
 	defer s.wg.Done()
+	defer close(s.monitorDone)
 	var timeout <-chan time.Time
 	if s.spec.Timeout > 0 {
 		t := time.NewTimer(s.spec.Timeout)
@@ -219,16 +250,26 @@ func (s *Session) inputCheckDue(tick int) bool {
 }
 
 // checkInput updates the waiting state from the platform, or where it
-// cannot tell, from a quiet terminal showing a prompt-like line.
+// cannot tell, from a quiet terminal showing a prompt-like line. The host
+// hears of a new prompt from here, on the monitor's own goroutine, so that
+// it always hears of it before the exit (see reap).
 func (s *Session) checkInput() {
 	if !s.spec.PTY {
 		return
 	}
 	in := s.proc.InputState()
+	if p := s.updateWaiting(in); p != nil {
+		s.m.notify.Waiting(s.id, *p)
+	}
+}
+
+// updateWaiting applies what the platform saw and returns the prompt the
+// host must be told of, if any.
+func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == Exited {
-		return
+		return nil
 	}
 	waiting := in.Waiting
 	if !in.Known {
@@ -237,7 +278,7 @@ func (s *Session) checkInput() {
 	if waiting && time.Since(s.lastWrite) < pollInterval {
 		// The read seen may be the one the input was just written to,
 		// before the command has woken to take it.
-		return
+		return nil
 	}
 	was := s.state == Waiting
 	switch {
@@ -247,13 +288,14 @@ func (s *Session) checkInput() {
 		s.broadcast()
 		if s.handed {
 			p := *s.prompt
-			go s.m.notify.Waiting(s.id, p)
+			return &p
 		}
 	case !waiting && was:
 		s.state = s.liveState()
 		s.prompt = nil
 		s.broadcast()
 	}
+	return nil
 }
 
 func (s *Session) liveState() State {
@@ -303,13 +345,33 @@ func (s *Session) flushRaw() {
 	}
 }
 
-// scrub removes secret inputs from text going back to the host, in case a
-// program echoed what it should not have.
+// scrub removes secrets from cleaned text going back to the host: the
+// masker on the raw bytes cannot see a secret that escape sequences split.
 func (s *Session) scrub(t string) string {
 	for _, sec := range s.secrets {
-		t = strings.ReplaceAll(t, sec, "********")
+		t = strings.ReplaceAll(t, sec, mask.Replacement)
 	}
 	return t
+}
+
+// addSecrets masks secrets from now on, in every stream. On a terminal a
+// newline comes out as CR LF, so a secret with a newline is masked in
+// both forms.
+func (s *Session) addSecrets(secrets []string) {
+	for _, sec := range secrets {
+		forms := []string{sec}
+		if s.spec.PTY && strings.Contains(sec, "\n") {
+			forms = append(forms, strings.ReplaceAll(sec, "\n", "\r\n"))
+		}
+		for _, f := range forms {
+			s.secrets = append(s.secrets, f)
+			for _, st := range []*stream{s.out, s.errOut} {
+				if st != nil {
+					st.mask.Add(f)
+				}
+			}
+		}
+	}
 }
 
 // Write sends input to the command. A secret input is never logged and is
@@ -326,7 +388,7 @@ func (s *Session) Write(input string, secret bool) error {
 	}
 	if secret {
 		if sec := strings.TrimRight(input, "\r\n"); len(sec) >= 3 {
-			s.secrets = append(s.secrets, sec)
+			s.addSecrets([]string{sec})
 		}
 	}
 	s.lastWrite = time.Now()

@@ -14,18 +14,65 @@ import (
 	"github.com/termhelper/termhelper/platform"
 )
 
+// recorder is a Notifier that keeps what it is told, in order.
 type recorder struct {
 	mu     sync.Mutex
 	exited []string
+	events []string // "waiting 3", "exited 3"
+	output map[string]*strings.Builder
+	// waitingDelay slows the delivery of session/waiting, as a host
+	// stream that is busy would.
+	waitingDelay time.Duration
 }
 
 func (r *recorder) Exited(id string, _ Result) {
 	r.mu.Lock()
 	r.exited = append(r.exited, id)
+	r.events = append(r.events, "exited "+id)
 	r.mu.Unlock()
 }
-func (r *recorder) Waiting(string, Prompt)        {}
-func (r *recorder) Output(string, string, string) {}
+
+func (r *recorder) Waiting(id string, _ Prompt) {
+	time.Sleep(r.waitingDelay)
+	r.mu.Lock()
+	r.events = append(r.events, "waiting "+id)
+	r.mu.Unlock()
+}
+
+func (r *recorder) Output(id, _, data string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.output == nil {
+		r.output = map[string]*strings.Builder{}
+	}
+	if r.output[id] == nil {
+		r.output[id] = &strings.Builder{}
+	}
+	r.output[id].WriteString(data)
+}
+
+// eventsOf returns the notifications recorded for session id.
+func (r *recorder) eventsOf(id string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if strings.HasSuffix(e, " "+id) {
+			out = append(out, strings.TrimSuffix(e, " "+id))
+		}
+	}
+	return out
+}
+
+// outputOf returns the session/output text recorded for session id.
+func (r *recorder) outputOf(id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b := r.output[id]; b != nil {
+		return b.String()
+	}
+	return ""
+}
 
 func spec(command string) Spec {
 	return Spec{Command: command, Argv: platform.ShellArgv("", command), Dir: os.TempDir(),

@@ -4,13 +4,18 @@ import (
 	"strings"
 
 	"github.com/termhelper/termhelper/cleaner"
+	"github.com/termhelper/termhelper/mask"
 	"github.com/termhelper/termhelper/spill"
 )
 
-// stream is one output stream of a session: its cleaner, the spill file
-// behind it, and the raw text not yet sent to a host that streams output.
+// stream is one output stream of a session: its masker, its cleaner, the
+// spill file behind it, and the raw text not yet sent to a host that
+// streams output. Secrets are masked in the raw bytes, before anything
+// else sees them, so the answers, the spill file, the prompt, the screen
+// and the notifications all get the masked text.
 type stream struct {
 	name  string
+	mask  *mask.Masker
 	clean *cleaner.Cleaner
 	spill *spill.Lazy
 	raw   cleaner.UTF8Stream
@@ -18,14 +23,26 @@ type stream struct {
 	path  string          // the spill file, once anything was cut
 }
 
-func newStream(name, prefix string, opts cleaner.Options) *stream {
-	s := &stream{name: name, spill: spill.NewFile(prefix)}
+func newStream(name, prefix string, opts cleaner.Options, secrets []string) *stream {
+	s := &stream{name: name, spill: spill.NewFile(prefix), mask: mask.New(secrets)}
 	opts.Spill = s.spill.Open
 	s.clean = cleaner.New(opts)
 	return s
 }
 
 func (s *stream) write(p []byte, keepRaw bool) {
+	s.pass(s.mask.Write(p), keepRaw)
+}
+
+// end passes on what the masker held back: the stream has ended.
+func (s *stream) end(keepRaw bool) {
+	s.pass(s.mask.Flush(), keepRaw)
+}
+
+func (s *stream) pass(p []byte, keepRaw bool) {
+	if len(p) == 0 {
+		return
+	}
 	s.clean.Write(p)
 	if keepRaw {
 		s.fresh.WriteString(s.raw.Decode(p))

@@ -45,6 +45,9 @@ type Spec struct {
 	Stdin          []byte
 	Background     bool
 	Timeout        time.Duration // 0: no lifetime cap
+	// Mask lists secrets (mask.SecretValues of the helper's environment)
+	// replaced with ******** wherever the command prints them.
+	Mask []string
 }
 
 // Prompt is what a waiting command shows.

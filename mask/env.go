@@ -1,0 +1,57 @@
+package mask
+
+import (
+	"slices"
+	"strings"
+)
+
+// DefaultNames are the words that make an environment variable's name look
+// secret, wherever they appear in it, whatever their case.
+var DefaultNames = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"}
+
+// MinSecretLen is the shortest value taken for a secret: shorter values
+// (flags, counts, short words) would mask ordinary output everywhere.
+const MinSecretLen = 8
+
+// notSecret are values of secret-looking names that are settings, not
+// secrets, and common words in output.
+var notSecret = []string{"true", "false", "yes", "no", "on", "off", "enabled", "disabled", "none", "null", "undefined"}
+
+// SecretValues returns the values to mask among env ("NAME=value"): those
+// of variables whose name contains one of DefaultNames (case-insensitive),
+// or is one of names (compared without case). A value is skipped when it
+// is shorter than MinSecretLen bytes or a setting word such as "true" or
+// "disabled". Paths are kept: a base64 token may start with a slash too.
+// The result is sorted and has no duplicates.
+func SecretValues(env []string, names []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !secretName(name, names) || !secretValue(value) {
+			continue
+		}
+		out = append(out, value)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func secretName(name string, extra []string) bool {
+	upper := strings.ToUpper(name)
+	for _, w := range DefaultNames {
+		if strings.Contains(upper, w) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(extra, func(n string) bool { return strings.EqualFold(n, name) })
+}
+
+func secretValue(v string) bool {
+	switch {
+	case len(v) < MinSecretLen:
+		return false
+	case slices.Contains(notSecret, strings.ToLower(strings.TrimSpace(v))):
+		return false
+	}
+	return true
+}

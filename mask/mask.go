@@ -1,0 +1,193 @@
+// Package mask keeps secrets out of what a command's output turns into:
+// every occurrence of a secret in a byte stream becomes ********, also when
+// the secret is split across writes, and SecretValues picks the values of
+// secret-looking environment variables to mask.
+package mask
+
+import (
+	"bytes"
+	"slices"
+)
+
+// Replacement stands for a masked secret.
+const Replacement = "********"
+
+// Masker replaces secrets in a stream of bytes. Every byte that belongs to
+// an occurrence of a secret is masked, and each run of such bytes (where
+// occurrences overlap or touch) becomes one Replacement, so that no part
+// of an overlapping secret is left in clear. The output does not depend on
+// how the input is split into writes: a Masker holds back only a tail that
+// is the start of some secret, until the next write or Flush decides it;
+// it never lets such a tail go on a timer, since the rest of the secret
+// could follow. A quiet command whose last bytes begin a secret (rare:
+// secrets seldom start the way prompts end) shows them once more output,
+// or its end, comes. It is not safe for concurrent use.
+type Masker struct {
+	secrets [][]byte
+	maxLen  int
+	first   [256]bool // the first bytes of the secrets
+	short   [][]byte  // secrets too short for the filter: searched one by one
+	filter  *filter   // finds the longer ones in one pass
+	stale   bool      // secrets were added since short and filter were made
+
+	held        []byte // the undecided tail of the input
+	pre         int    // leading bytes of held already known to be masked
+	lastMasked  bool   // the last byte decided was masked
+	join, out   []byte // reused buffers
+	spans       []span
+	heldScratch []byte
+}
+
+type span struct{ start, end int }
+
+// New returns a Masker for secrets; empty ones are ignored.
+func New(secrets []string) *Masker {
+	m := &Masker{}
+	for _, s := range secrets {
+		m.Add(s)
+	}
+	return m
+}
+
+// Add masks secret from now on. Bytes already returned stay as they were.
+func (m *Masker) Add(secret string) {
+	if secret == "" || slices.ContainsFunc(m.secrets, func(s []byte) bool { return string(s) == secret }) {
+		return
+	}
+	m.secrets = append(m.secrets, []byte(secret))
+	m.maxLen = max(m.maxLen, len(secret))
+	m.first[secret[0]] = true
+	m.stale = true
+}
+
+// index prepares the search after secrets were added.
+func (m *Masker) index() {
+	m.short, m.filter, m.stale = m.short[:0], nil, false
+	var long [][]byte
+	for _, s := range m.secrets {
+		if len(s) < minFiltered {
+			m.short = append(m.short, s)
+		} else {
+			long = append(long, s)
+		}
+	}
+	if len(long) > 0 {
+		m.filter = newFilter(long)
+	}
+}
+
+// Active reports whether there is anything to mask.
+func (m *Masker) Active() bool { return len(m.secrets) > 0 }
+
+// Write masks p and returns what can be passed on now; the rest is held
+// back. The result is valid until the next call.
+func (m *Masker) Write(p []byte) []byte {
+	if len(m.secrets) == 0 && len(m.held) == 0 {
+		return p
+	}
+	buf := p
+	if len(m.held) > 0 {
+		m.join = append(append(m.join[:0], m.held...), p...)
+		buf = m.join
+	}
+	return m.process(buf, false)
+}
+
+// Flush returns the tail held back, masked: the stream has ended.
+func (m *Masker) Flush() []byte {
+	if len(m.held) == 0 {
+		return nil
+	}
+	m.join = append(m.join[:0], m.held...)
+	out := m.process(m.join, true)
+	m.lastMasked = false
+	return out
+}
+
+// process masks buf up to the first byte that may start a secret not yet
+// complete (all of it when final) and keeps the rest for later.
+func (m *Masker) process(buf []byte, final bool) []byte {
+	spans := m.find(buf)
+	cut := len(buf)
+	if !final {
+		cut = m.partialStart(buf)
+	}
+	out, pos, pre, lastEnd := m.out[:0], 0, 0, -1
+	if cut == 0 {
+		pre = m.pre // nothing decided: what was known stays known
+	}
+	for i := 0; i < len(spans) && spans[i].start < cut; {
+		r := spans[i]
+		for i++; i < len(spans) && spans[i].start <= r.end; i++ {
+			r.end = max(r.end, spans[i].end)
+		}
+		out = append(out, buf[pos:r.start]...)
+		if r.start > 0 || !m.lastMasked {
+			out = append(out, Replacement...)
+		}
+		lastEnd, pos = r.end, min(r.end, cut)
+		if r.end > cut {
+			pre = r.end - cut
+		}
+	}
+	if len(out) == 0 && pos == 0 {
+		out = buf[:cut] // nothing masked: no copy
+	} else {
+		out = append(out, buf[pos:cut]...)
+		m.out = out
+	}
+	if cut > 0 {
+		m.lastMasked = lastEnd >= cut
+	}
+	m.heldScratch = append(m.heldScratch[:0], buf[cut:]...)
+	m.held, m.heldScratch = m.heldScratch, m.held
+	m.pre = pre
+	return out
+}
+
+// find returns every occurrence of every secret in buf, and the part
+// already known to be masked, ordered by start.
+func (m *Masker) find(buf []byte) []span {
+	spans := m.spans[:0]
+	if m.pre > 0 {
+		spans = append(spans, span{0, m.pre})
+	}
+	if m.stale {
+		m.index()
+	}
+	if m.filter != nil {
+		spans = m.filter.find(buf, spans)
+	}
+	for _, s := range m.short {
+		for off := 0; ; {
+			i := bytes.Index(buf[off:], s)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, span{off + i, off + i + len(s)})
+			off += i + 1
+		}
+	}
+	if len(spans) > 1 {
+		slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	}
+	m.spans = spans
+	return spans
+}
+
+// partialStart returns where the earliest secret that the input may still
+// complete starts: a tail of buf that is a proper prefix of a secret.
+func (m *Masker) partialStart(buf []byte) int {
+	for j := max(0, len(buf)-m.maxLen+1); j < len(buf); j++ {
+		if !m.first[buf[j]] {
+			continue
+		}
+		tail := buf[j:]
+		for _, s := range m.secrets {
+			if len(s) > len(tail) && bytes.HasPrefix(s, tail) {
+				return j
+			}
+		}
+	}
+	return len(buf)
+}
