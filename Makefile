@@ -49,6 +49,7 @@ bench-quick: build
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime 60s ./cleaner/
+	$(GO) test -run '^$$' -fuzz FuzzMaskSplit -fuzztime 60s ./mask/
 
 clean:
 	rm -rf bin

@@ -87,6 +87,7 @@ func New(opts Options) *Engine {
 	e.mgr = session.NewManager(session.Config{
 		MaxSessions: opts.Config.Limits.MaxSessions,
 		Cleaner:     cleanerOptions(opts.Config),
+		Log:         opts.Log,
 	}, forward{e})
 	if opts.StateDir != "" {
 		e.enableState(opts.StateDir)

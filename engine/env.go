@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/termhelper/termhelper/mask"
 	"github.com/termhelper/termhelper/platform"
 )
 
@@ -15,16 +16,19 @@ type envCache struct {
 	static   []string // the helper's environment, read once
 	mu       sync.Mutex
 	src, out []string // the last base environment, and it prepared
+	secrets  []string // the values in it that are masked wherever printed
 }
 
 // commandEnv layers, lowest first: the base environment, the
 // non-interactive defaults, the rm shim, and the request's own variables.
-func (e *Engine) commandEnv(command string, set map[string]*string) []string {
-	base := e.preparedEnv()
-	return platform.Overlay(base, platform.FoldEnvCase, e.shimEnv(base, command), set)
+// It also returns the secret values of the base environment, which the
+// command's output must never show.
+func (e *Engine) commandEnv(command string, set map[string]*string) ([]string, []string) {
+	base, secrets := e.preparedEnv()
+	return platform.Overlay(base, platform.FoldEnvCase, e.shimEnv(base, command), set), secrets
 }
 
-func (e *Engine) preparedEnv() []string {
+func (e *Engine) preparedEnv() ([]string, []string) {
 	base := e.env.static
 	if e.opts.BaseEnv != nil {
 		base = e.opts.BaseEnv()
@@ -35,8 +39,12 @@ func (e *Engine) preparedEnv() []string {
 	if c.out == nil || !sameSlice(base, c.src) {
 		c.src = base
 		c.out = platform.MergeEnv(base, platform.FoldEnvCase, platform.DefaultsFor(base))
+		c.secrets = nil
+		if !e.opts.Config.MaskEnvOff {
+			c.secrets = mask.SecretValues(base, e.opts.Config.MaskEnv)
+		}
 	}
-	return c.out
+	return c.out, c.secrets
 }
 
 // sameSlice reports whether a and b are the same slice, not equal ones: a

@@ -43,7 +43,7 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 	// An explicit yieldMs of 0 answers at once; no yieldMs on a
 	// foreground command waits for its end or a prompt.
 	now := p.YieldMs != nil && *p.YieldMs == 0
-	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now}), nil
+	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now, Done: ctx.Done()}), nil
 }
 
 func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
@@ -54,11 +54,13 @@ func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 	if err != nil {
 		return session.Spec{}, 0, err
 	}
+	env, secrets := e.commandEnv(p.Command, p.Env)
 	spec := session.Spec{
 		Command:        p.Command,
 		Argv:           platform.ShellArgv(e.opts.Config.Shell, p.Command),
 		Dir:            dir,
-		Env:            e.commandEnv(p.Command, p.Env),
+		Env:            env,
+		Mask:           secrets,
 		PTY:            p.Mode != "pipes",
 		SeparateStderr: p.Mode != "pipes" && p.Stderr == "separate",
 		Cols:           p.Cols,
