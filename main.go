@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -26,9 +27,17 @@ import (
 	"github.com/termhelper/termhelper/session"
 	"github.com/termhelper/termhelper/spill"
 	"github.com/termhelper/termhelper/trash"
+	"github.com/termhelper/termhelper/version"
 )
 
+// versionFile is the VERSION file, the one source of the version number:
+// builds without the -ldflags stamp report it.
+//
+//go:embed VERSION
+var versionFile string
+
 func main() {
+	version.Default(versionFile)
 	os.Exit(run(os.Args[1:]))
 }
 
@@ -53,6 +62,7 @@ func run(args []string) int {
 	f.register(fs)
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to this file until the helper exits (for make bench)")
 	fs.StringVar(&f.framing, "framing", "auto", "message framing: auto, lsp (Content-Length headers) or ndjson (a message per line)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: termhelper [flags]            serve JSON-RPC 2.0 on stdin/stdout\n"+
 			"       termhelper run [flags] -- COMMAND   run one command and print its result\n\nflags:\n")
@@ -60,6 +70,10 @@ func run(args []string) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *showVersion {
+		fmt.Println(version.String())
+		return 0
 	}
 	framing, err := rpc.ParseFraming(f.framing)
 	if err != nil {

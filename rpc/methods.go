@@ -11,6 +11,7 @@ import (
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/version"
 )
 
 type initializeParams struct {
@@ -37,7 +38,7 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 	}
 	lim := s.opts.Config.Limits
 	return map[string]any{
-		"serverInfo":      map[string]string{"name": "termhelper", "version": Version},
+		"serverInfo":      map[string]string{"name": "termhelper", "version": version.Number()},
 		"protocolVersion": 1,
 		"platform":        platformInfo(s.opts.Config),
 		"root":            s.opts.Root,
