@@ -117,8 +117,9 @@ func (s *sshServer) sshArgs() []string {
 
 // viaSSH turns start's command into ssh -T host termhelper ...: the helper
 // runs on the far side of the connection, its stdio carried by ssh. The
-// environment start sets for the helper is set on the remote side.
-func viaSSH(t *testing.T, s *sshServer) opt {
+// environment start sets for the helper is set on the remote side. With a
+// status file, the remote shell writes the helper's exit status there.
+func viaSSH(t *testing.T, s *sshServer, status string) opt {
 	_, ssh := findSSHD(t)
 	return func(c *exec.Cmd) {
 		remote := []string{"env", "SHELL="}
@@ -132,8 +133,12 @@ func viaSSH(t *testing.T, s *sshServer) opt {
 		for i, a := range remote {
 			quoted[i] = shellQuote(a)
 		}
+		line := strings.Join(quoted, " ")
+		if status != "" {
+			line += "; echo $? > " + shellQuote(status)
+		}
 		c.Path = ssh
-		c.Args = append(s.sshArgs(), strings.Join(quoted, " "))
+		c.Args = append(s.sshArgs(), line)
 	}
 }
 
@@ -146,7 +151,7 @@ func TestSSHRoundTrip(t *testing.T) {
 	for _, framing := range framings {
 		t.Run(framing, func(t *testing.T) {
 			root := t.TempDir()
-			c := start(t, framing, root, nil, viaSSH(t, s))
+			c := start(t, framing, root, nil, viaSSH(t, s, ""))
 			c.call("initialize", map[string]any{"capabilities": map[string]any{}})
 			// SSH_CONNECTION is set by sshd: the command ran on the far side.
 			r := c.exec(map[string]any{"command": "echo remote-ok; printenv SSH_CONNECTION; pwd"})
@@ -173,11 +178,14 @@ func TestSSHRoundTrip(t *testing.T) {
 
 // TestSSHDroppedConnectionEndsEveryTree kills the host's side (the ssh
 // client) outright: the connection drops, and the remote helper must end
-// every process tree it started, and itself, within a few seconds.
+// every process tree it started, and then itself with status 0: a helper
+// killed by SIGPIPE while it cleans up (its stdout is gone) can leave a
+// tree behind, so the status is checked, not only the process table.
 func TestSSHDroppedConnectionEndsEveryTree(t *testing.T) {
 	s := startSSHD(t)
 	root := t.TempDir()
-	c := start(t, "ndjson", root, nil, viaSSH(t, s))
+	status := filepath.Join(t.TempDir(), "status")
+	c := start(t, "ndjson", root, nil, viaSSH(t, s, status))
 	c.call("initialize", map[string]any{"capabilities": map[string]any{}})
 	mark := marker()
 	// Trees that ignore SIGHUP: only the helper's own kill ends them.
@@ -188,12 +196,17 @@ func TestSSHDroppedConnectionEndsEveryTree(t *testing.T) {
 	if bg.SessionID == "" || fg.SessionID == "" {
 		t.Fatalf("want two live sessions, got %+v and %+v", bg, fg)
 	}
-	waitFor(t, "the three sleeps", func() bool { return len(pidsWith("sleep ")) >= 3 && countSleeps(mark) == 3 })
+	waitFor(t, "the three sleeps", func() bool { return countSleeps(mark) == 3 })
 	must(t, c.cmd.Process.Signal(syscall.SIGKILL))
 	dropped := time.Now()
 	noneLeft(t, mark)
 	noneLeft(t, root) // the helper itself: its command line names the root
 	t.Logf("every tree ended %s after the connection dropped", time.Since(dropped).Round(time.Millisecond))
+	waitFor(t, "the helper's exit status", func() bool { _, err := os.Stat(status); return err == nil })
+	waitFor(t, "the status written", func() bool { b, _ := os.ReadFile(status); return strings.HasSuffix(string(b), "\n") })
+	if b, _ := os.ReadFile(status); strings.TrimSpace(string(b)) != "0" {
+		t.Errorf("the remote helper ended with status %s (141 is death by SIGPIPE), want 0", strings.TrimSpace(string(b)))
+	}
 }
 
 // countSleeps counts the sleep processes whose argument holds mark.
