@@ -38,6 +38,11 @@ var versionFile string
 
 func main() {
 	version.Default(versionFile)
+	// When the host is gone, a write to stdout must fail with EPIPE for the
+	// server to act on (end every tree, then exit), not kill the helper by
+	// SIGPIPE halfway through that cleanup. Notify, not Ignore: an ignored
+	// signal would stay ignored in every command the helper starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:]))
 }
 
