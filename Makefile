@@ -77,7 +77,6 @@ dist: npm-lib
 	done
 	cd dist && $(SHA256) termhelper-* > SHA256SUMS
 	node npm/pack.mjs dist
-	ls dist/npm
 
 # The TypeScript client, compiled (npm ci only when the lock file changed).
 npm-lib: npm/termhelper/node_modules/.package-lock.json
