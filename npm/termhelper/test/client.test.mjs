@@ -156,3 +156,15 @@ test("close ends the helper and every tree", { skip: process.platform !== "linux
   for (const pid of left) process.kill(pid, "SIGKILL");
   assert.deepEqual(left, [], "processes left after close");
 });
+
+test("start rejects when the helper cannot start", async () => {
+  const root = mkdtempSync(join(tmpdir(), "termhelper-node-"));
+  try {
+    await assert.rejects(
+      Termhelper.start({ root, config: join(root, "no-such.toml"), stderr: "ignore", env: { SHELL: "" } }),
+    );
+    await assert.rejects(Termhelper.start({ root, bin: join(root, "no-such-binary") }), /ENOENT/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
