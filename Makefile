@@ -3,11 +3,19 @@ GO     ?= go
 BIN    ?= bin/termhelper
 ROOT   ?= .
 
-.PHONY: build run test test-short cross vet lint bench bench-quick fuzz clean
+.PHONY: build run test test-short cross vet lint bench bench-quick fuzz clean dist test-node npm-lib
+
+# The version has one source, the VERSION file; the linker stamps it and
+# the commit into package version (a build without the stamp still reports
+# the VERSION file, embedded by main).
+VERSION := $(shell cat VERSION)
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+STAMP   := -X github.com/termhelper/termhelper/version.number=$(VERSION) \
+           -X github.com/termhelper/termhelper/version.commit=$(COMMIT)
 
 # Static: no cgo (os/user's lookups are not needed), a smaller, faster start.
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -ldflags '$(STAMP)' -o $(BIN) .
 
 # Serve JSON-RPC on stdin/stdout for the project at ROOT.
 run: build
@@ -51,5 +59,39 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime 60s ./cleaner/
 	$(GO) test -run '^$$' -fuzz FuzzMaskSplit -fuzztime 60s ./mask/
 
+# Release binaries for every platform a host ships to, each checked under
+# 10 MB, their SHA256SUMS, and the npm packages in dist/npm (npm/pack.mjs).
+DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+MAX_BYTES    := 10485760
+SHA256       ?= $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo 'shasum -a 256')
+dist: npm-lib
+	rm -rf dist
+	mkdir -p dist
+	@set -e; for t in $(DIST_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; \
+		if [ "$$os" = windows ]; then ext=.exe; fi; \
+		out=dist/termhelper-$$os-$$arch$$ext; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '-s -w $(STAMP)' -o $$out . ; \
+		size=$$(wc -c < $$out | tr -d ' '); \
+		echo "$$out: $$size bytes"; \
+		if [ "$$size" -ge $(MAX_BYTES) ]; then echo "$$out is over 10 MB" >&2; exit 1; fi; \
+	done
+	cd dist && $(SHA256) termhelper-* > SHA256SUMS
+	node npm/pack.mjs dist
+
+# The TypeScript client, compiled (npm ci only when the lock file changed).
+npm-lib: npm/termhelper/node_modules/.package-lock.json
+	cd npm/termhelper && npm run --silent build
+
+npm/termhelper/node_modules/.package-lock.json: npm/termhelper/package-lock.json
+	cd npm/termhelper && npm ci --no-audit --no-fund
+
+# The client's tests against the built binary, then the packaging test:
+# make dist, the linux-x64 and main tarballs installed into an empty folder.
+test-node: build npm-lib
+	cd npm/termhelper && TERMHELPER_BIN=$(abspath $(BIN)) node --test test/*.test.mjs
+	$(MAKE) dist
+	sh npm/test-package.sh dist
+
 clean:
-	rm -rf bin
+	rm -rf bin dist npm/termhelper/lib

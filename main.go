@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -26,9 +27,22 @@ import (
 	"github.com/termhelper/termhelper/session"
 	"github.com/termhelper/termhelper/spill"
 	"github.com/termhelper/termhelper/trash"
+	"github.com/termhelper/termhelper/version"
 )
 
+// versionFile is the VERSION file, the one source of the version number:
+// builds without the -ldflags stamp report it.
+//
+//go:embed VERSION
+var versionFile string
+
 func main() {
+	version.Default(versionFile)
+	// When the host is gone, a write to stdout must fail with EPIPE for the
+	// server to act on (end every tree, then exit), not kill the helper by
+	// SIGPIPE halfway through that cleanup. Notify, not Ignore: an ignored
+	// signal would stay ignored in every command the helper starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:]))
 }
 
@@ -58,6 +72,7 @@ func run(args []string) int {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to this file until the helper exits (for make bench)")
 	fs.BoolVar(&f.mcp, "mcp", false, "serve the Model Context Protocol (one tool, terminal) instead of the native methods")
 	fs.StringVar(&f.framing, "framing", "auto", "message framing: auto, lsp (Content-Length headers) or ndjson (a message per line)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: termhelper [flags]            serve JSON-RPC 2.0 on stdin/stdout\n"+
 			"       termhelper --mcp [flags]      serve MCP on stdin/stdout\n"+
@@ -66,6 +81,10 @@ func run(args []string) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *showVersion {
+		fmt.Println(version.String())
+		return 0
 	}
 	framing, err := rpc.ParseFraming(f.framing)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/version"
 )
 
 type initializeParams struct {
@@ -31,7 +32,7 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 		s.log.Info("host", "name", p.ClientInfo.Name, "version", p.ClientInfo.Version)
 	}
 	return map[string]any{
-		"serverInfo":      map[string]string{"name": "termhelper", "version": Version},
+		"serverInfo":      map[string]string{"name": "termhelper", "version": version.Number()},
 		"protocolVersion": 1,
 		"platform":        s.eng.Platform(),
 		"root":            s.eng.Root(),

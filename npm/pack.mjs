@@ -1,0 +1,88 @@
+// Packs the npm packages from a make dist folder: one package per platform
+// holding only its binary (with os/cpu so npm installs just the right one),
+// and the main package, whose optionalDependencies name them all at the
+// same version. The version comes from the VERSION file alone.
+// Usage: node npm/pack.mjs DIST   (tarballs land in DIST/npm)
+import { execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = resolve(process.argv[2] ?? join(repo, "dist"));
+const version = readFileSync(join(repo, "VERSION"), "utf8").trim();
+
+// Go's names for a target, and Node's (process.platform, process.arch).
+const targets = [
+  { goos: "linux", goarch: "amd64", os: "linux", cpu: "x64" },
+  { goos: "linux", goarch: "arm64", os: "linux", cpu: "arm64" },
+  { goos: "darwin", goarch: "amd64", os: "darwin", cpu: "x64" },
+  { goos: "darwin", goarch: "arm64", os: "darwin", cpu: "arm64" },
+  { goos: "windows", goarch: "amd64", os: "win32", cpu: "x64" },
+  { goos: "windows", goarch: "arm64", os: "win32", cpu: "arm64" },
+];
+
+const main = JSON.parse(readFileSync(join(repo, "npm/termhelper/package.json"), "utf8"));
+const common = {
+  version,
+  homepage: main.homepage,
+  repository: main.repository,
+  license: main.license,
+};
+
+function write(file, text) {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+function pack(dir) {
+  execFileSync("npm", ["pack", "--silent", "--pack-destination", join(dist, "npm")], { cwd: dir, stdio: ["ignore", "inherit", "inherit"] });
+}
+
+function platformPackage(t) {
+  const name = `termhelper-${t.os}-${t.cpu}`;
+  const exe = t.goos === "windows" ? ".exe" : "";
+  const dir = join(dist, "npm-stage", name);
+  const bin = join(dir, "bin", `termhelper${exe}`);
+  const built = join(dist, `termhelper-${t.goos}-${t.goarch}${exe}`);
+  if (!existsSync(built)) {
+    // make dist DIST_TARGETS=... built only some: pack those.
+    console.error(`npm/pack.mjs: no ${built}: ${name} not packed`);
+    return name;
+  }
+  mkdirSync(dirname(bin), { recursive: true });
+  copyFileSync(built, bin);
+  chmodSync(bin, 0o755);
+  const pkg = {
+    name,
+    ...common,
+    description: `The termhelper binary for ${t.os} ${t.cpu}; installed by the termhelper package`,
+    os: [t.os],
+    cpu: [t.cpu],
+    files: ["bin"],
+    // Yarn's Plug'n'Play must unpack it: a binary runs from a real file.
+    preferUnplugged: true,
+  };
+  write(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  write(join(dir, "README.md"), `# ${name}\n\nThe \`termhelper\` binary for ${t.os} ${t.cpu}. Install \`termhelper\`, not this package: npm picks the right platform package itself.\n`);
+  pack(dir);
+  return name;
+}
+
+function mainPackage(names) {
+  const src = join(repo, "npm/termhelper");
+  const dir = join(dist, "npm-stage", "termhelper");
+  cpSync(join(src, "lib"), join(dir, "lib"), { recursive: true });
+  copyFileSync(join(src, "README.md"), join(dir, "README.md"));
+  const pkg = { ...main, version, optionalDependencies: Object.fromEntries(names.map((n) => [n, version])) };
+  delete pkg.devDependencies;
+  delete pkg.scripts;
+  write(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+  pack(dir);
+}
+
+rmSync(join(dist, "npm-stage"), { recursive: true, force: true });
+rmSync(join(dist, "npm"), { recursive: true, force: true });
+mkdirSync(join(dist, "npm"), { recursive: true });
+mainPackage(targets.map(platformPackage));
+rmSync(join(dist, "npm-stage"), { recursive: true, force: true });

@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// The termhelper command: runs the platform binary with the same arguments
+// and stdio, and ends as it ended.
+import { spawnSync } from "node:child_process";
+import { findBinary } from "./binary.js";
+
+function main(): number {
+  let bin: string;
+  try {
+    bin = findBinary();
+  } catch (err) {
+    console.error((err as Error).message);
+    return 1;
+  }
+  const res = spawnSync(bin, process.argv.slice(2), { stdio: "inherit" });
+  if (res.error) {
+    console.error(`termhelper: cannot run ${bin}: ${res.error.message}`);
+    return 1;
+  }
+  if (res.signal) {
+    // End the same way, so a shell sees the signal, not a plain exit code.
+    process.kill(process.pid, res.signal);
+  }
+  return res.status ?? 1;
+}
+
+process.exitCode = main();

@@ -1,0 +1,202 @@
+// The wire protocol's params and answers (PROTOCOL.md), as TypeScript types.
+
+/** `initialize` params. The client fills these from its start options. */
+export interface InitializeParams {
+  clientInfo?: { name: string; version?: string };
+  capabilities?: { approval?: boolean; outputStream?: boolean };
+  /** false: every command needs approval (commands from an untrusted source). */
+  trusted?: boolean;
+}
+
+export interface InitializeResult {
+  serverInfo: { name: string; version: string };
+  protocolVersion: number;
+  platform: { os: string; arch: string; shell: string; pty: string };
+  root: string;
+  limits: { timeoutMs: number; maxStreamChars: number; maxLineChars: number };
+}
+
+/** `exec/run` params. */
+export interface RunParams {
+  /** A shell command line, run by the platform shell. */
+  command: string;
+  /** A directory inside the root, relative to it or absolute. */
+  cwd?: string;
+  /** Variables to set for this command; null unsets one. */
+  env?: Record<string, string | null>;
+  mode?: "pty" | "pipes";
+  /** The command is meant to keep running (dev server, watcher). */
+  background?: boolean;
+  /** Wall-clock lifetime; 0 is none. */
+  timeoutMs?: number;
+  /** Longest the call blocks before it answers with a live session. */
+  yieldMs?: number;
+  /** pty mode only: "separate" puts stderr on a pipe. */
+  stderr?: "merged" | "separate";
+  /** Written to the command's input at start (pipes mode: then closed). */
+  stdin?: string;
+  cols?: number;
+  rows?: number;
+  /** Background: answer as soon as the output matches this RE2 pattern. */
+  readyPattern?: string;
+  /** Background: answer as soon as this loopback TCP port accepts. */
+  readyPort?: number;
+}
+
+/** A prompt the command is blocked on. */
+export interface Prompt {
+  text: string;
+  /** A password read: ask the person, answer with write({secret: true}). */
+  secret: boolean;
+}
+
+/** The answer for a command that has finished. */
+export interface Finished {
+  exitCode: number;
+  /** The signal that killed it ("SIGKILL"), else null. */
+  signal: string | null;
+  durationMs: number;
+  timedOut: boolean;
+  output: string;
+  /** Present only where stderr is apart. */
+  stderr?: string;
+  truncated: boolean;
+  fullOutputPath: string | null;
+  /** One line for an activity card: "exit 0 · 412ms". */
+  summary: string;
+  sessionId?: string;
+}
+
+/** The answer for a command that is still alive. */
+export interface Alive {
+  sessionId: string;
+  pid: number;
+  state: "running" | "waiting" | "background";
+  output: string;
+  stderr?: string;
+  prompt?: Prompt;
+  /** TCP ports the session's tree listens on. */
+  ports?: number[];
+  /** With readyPattern or readyPort: whether it became ready. */
+  ready?: boolean;
+}
+
+/** Either shape: `exitCode` means finished, `sessionId` alone means alive. */
+export type Result = Finished | Alive;
+
+/** True when the answer is the finished shape. */
+export function isFinished(r: Result): r is Finished {
+  return typeof (r as Finished).exitCode === "number";
+}
+
+export interface WriteParams {
+  sessionId: string;
+  /** "\u0003" is Ctrl-C, "\u0004" Ctrl-D. */
+  input: string;
+  /** Never logged, masked wherever it is echoed back. */
+  secret?: boolean;
+  yieldMs?: number;
+}
+
+export interface ReadParams {
+  sessionId: string;
+  yieldMs?: number;
+  /** "exit": wait for the end; "stable": wait for the screen to settle. */
+  until?: "exit" | "stable";
+  stableMs?: number;
+}
+
+export type Signal = "SIGTERM" | "SIGINT" | "SIGHUP" | "SIGKILL";
+
+export interface KillParams {
+  sessionId: string;
+  signal?: Signal;
+  graceMs?: number;
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  pid: number;
+  command: string;
+  cwd: string;
+  state: "running" | "waiting" | "background" | "exited";
+  startedAt: string;
+  exitCode?: number;
+  ports?: number[];
+}
+
+export interface ListResult {
+  sessions: SessionInfo[];
+}
+
+export interface ResizeParams {
+  sessionId: string;
+  cols: number;
+  rows: number;
+}
+
+export interface ScreenResult {
+  cols: number;
+  rows: number;
+  /** `rows` entries, row 0 at the top, trailing blanks trimmed. */
+  lines: string[];
+  cursor: { row: number; col: number };
+  altScreen: boolean;
+}
+
+export type Decision = "allow" | "ask" | "deny";
+
+export interface PolicyCheckResult {
+  decision: Decision;
+  reasons: string[];
+}
+
+export interface TrashEntry {
+  id: string;
+  path: string;
+  deletedAt: string;
+  size: number;
+}
+
+/** `approval/request` from the helper: a command that needs a yes. */
+export interface ApprovalRequest {
+  command: string;
+  cwd: string;
+  reasons: string[];
+}
+
+/** "always" also allows the command's name (and subcommand) for this root from now on. */
+export type ApprovalDecision = "allow" | "deny" | "always";
+
+/** `session/exited`: sent for every session the moment it ends. */
+export interface ExitedEvent {
+  sessionId: string;
+  exitCode: number;
+  signal: string | null;
+  durationMs: number;
+  timedOut?: boolean;
+  summary: string;
+}
+
+/** `session/waiting`: a live session became blocked on its input. */
+export interface WaitingEvent {
+  sessionId: string;
+  prompt: Prompt;
+}
+
+/** `session/output`: raw text as it arrives (escape sequences kept). */
+export interface OutputEvent {
+  sessionId: string;
+  stream: string;
+  data: string;
+}
+
+/** Application error codes (PROTOCOL.md section 10). */
+export const ErrorCode = {
+  NoSuchSession: -32001,
+  CwdOutsideRoot: -32002,
+  BlockedByPolicy: -32003,
+  ApprovalRefused: -32004,
+  StartFailed: -32005,
+  TooManySessions: -32006,
+} as const;
