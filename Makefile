@@ -3,7 +3,7 @@ GO     ?= go
 BIN    ?= bin/termhelper
 ROOT   ?= .
 
-.PHONY: build run test test-short cross vet lint bench bench-quick fuzz clean dist test-node npm-lib
+.PHONY: build run test test-go test-short cross vet lint bench bench-quick fuzz clean dist test-node npm-lib
 
 # The version has one source, the VERSION file; the linker stamps it and
 # the commit into package version (a build without the stamp still reports
@@ -21,9 +21,12 @@ build:
 run: build
 	./$(BIN) --root $(ROOT) --log-level info
 
-# The whole suite, with the race detector, against real processes and terminals.
-test:
-	$(GO) test -race -count=1 -timeout 8m ./...
+# The whole suite: the Go tests with the race detector, against real
+# processes and terminals, then the TypeScript client and the packages.
+test: test-go test-node
+
+test-go:
+	$(GO) test -race -count=1 -timeout 10m ./...
 
 test-short:
 	$(GO) test -count=1 ./...
@@ -62,7 +65,7 @@ fuzz:
 # Release binaries for every platform a host ships to, each checked under
 # 10 MB, their SHA256SUMS, and the npm packages in dist/npm (npm/pack.mjs).
 DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-MAX_BYTES    := 10485760
+MAX_BYTES    := 10000000
 SHA256       ?= $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo 'shasum -a 256')
 dist: npm-lib
 	rm -rf dist

@@ -118,7 +118,7 @@ func serve(ctx context.Context, f flags, framing rpc.Framing, eng *engine.Engine
 	opts := rpc.Options{Log: log, AfterFirst: afterFirst}
 	if f.mcp {
 		// MCP's stdio transport is a JSON message per line.
-		opts.Front, framing = mcp.Front(eng, rpc.Version), rpc.NDJSON
+		opts.Front, framing = mcp.Front(eng, version.Number()), rpc.NDJSON
 	}
 	return rpc.New(eng, opts).Serve(ctx, stdio{}, framing)
 }

@@ -18,9 +18,6 @@ import (
 	"github.com/termhelper/termhelper/session"
 )
 
-// Version is termhelper's version, reported by initialize.
-const Version = "0.1.0"
-
 // Method is one method of a protocol: params in, an answer or an error out.
 type Method func(ctx context.Context, params *json.RawMessage) (any, error)
 
