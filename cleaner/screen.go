@@ -5,249 +5,245 @@ import (
 	"unicode/utf8"
 )
 
-// wideTail fills the right cell of a two-cell rune. NUL never reaches a cell
-// as text because control characters are executed, not printed.
-const wideTail rune = 0
+// screen is the part of a terminal that cursor movement can still reach:
+// the last height rows. A row scrolled out of it is handed to commit and
+// never changes again, which is what keeps memory bounded.
+type screen struct {
+	rows     []*row
+	cur, col int // cursor; cur indexes rows
 
-// maxMarkBytes bounds the zero-width runes kept on one cell, so text stacked
-// with combining marks cannot grow a row without limit.
-const maxMarkBytes = 32
+	savedRow, savedCol int
 
-// row is one terminal line: a cell per column. Rows in the live window may
-// still be rewritten by cursor movement.
-//
-// A row starts out holding its cells as bytes, which lets the common case,
-// ASCII text written left to right or over itself, be copied in bulk. The
-// first wide, combining or non-ASCII character moves it to runes.
-type row struct {
-	ascii []byte // the cells while runes is false
-	runes bool
-	cells []rune // the cells once runes is true
-	// marks holds zero-width runes (combining marks, joiners) by the column
-	// they attach to; nil for almost every row.
-	marks map[int]string
-	// over counts columns written past the storage cap, so the cut marker
-	// can still say how much was lost.
-	over int
-	// dirty is set on every change; sent and sentText record what a Take
-	// already returned, so an unchanged row is not returned twice.
-	dirty    bool
-	sent     bool
-	sentText string
+	cols     int // width: bounds moves to the right, as a terminal's margin does
+	height   int // rows kept live
+	maxCells int // cells stored per row
+
+	free   []*row
+	commit func(*row)
 }
 
-func (r *row) reset() {
-	r.ascii = r.ascii[:0]
-	r.runes = false
-	r.cells = r.cells[:0]
-	r.marks = nil
-	r.over = 0
-	r.dirty = false
-	r.sent = false
-	r.sentText = ""
+func (s *screen) init(cols, height, maxCells int, commit func(*row)) {
+	s.cols, s.height, s.maxCells, s.commit = cols, height, maxCells, commit
+	s.rows = append(s.rows[:0], s.newRow())
+	s.cur, s.col, s.savedRow, s.savedCol = 0, 0, 0, 0
 }
 
-// promote moves the row's cells from bytes to runes.
-func (r *row) promote() {
-	if r.runes {
+func (s *screen) newRow() *row {
+	if n := len(s.free); n > 0 {
+		r := s.free[n-1]
+		s.free = s.free[:n-1]
+		return r
+	}
+	return new(row)
+}
+
+func (s *screen) recycle(r *row) {
+	r.reset()
+	if cap(r.cells) > 4*s.cols || cap(r.ascii) > 4*s.cols {
+		r.cells, r.ascii = nil, nil // let an unusually long row's storage go
+	}
+	s.free = append(s.free, r)
+}
+
+// put prints one rune at the cursor. Autowrap is not modelled: a long line
+// stays one line, which reads better than the terminal's wrapped rows.
+func (s *screen) put(ch rune) {
+	w := runeWidth(ch)
+	r := s.rows[s.cur]
+	r.dirty = true
+	if w == 0 {
+		r.attach(s.col, ch)
 		return
 	}
-	r.cells = r.cells[:0]
-	for _, b := range r.ascii {
-		r.cells = append(r.cells, rune(b))
+	if s.col+w > s.maxCells {
+		s.col += w
+		r.over = max(r.over, s.col-s.maxCells)
+		return
 	}
-	r.ascii = r.ascii[:0]
-	r.runes = true
+	if !r.runes && ch < utf8.RuneSelf {
+		r.writeASCII(s.col, []byte{byte(ch)})
+		s.col++
+		return
+	}
+	r.set(s.col, ch, w)
+	s.col += w
 }
 
-// writeASCII writes printable ASCII at col of a row still held as bytes.
-func (r *row) writeASCII(col int, run []byte) {
-	for len(r.ascii) < col {
-		r.ascii = append(r.ascii, ' ')
+// writeASCII prints a run of printable ASCII. Appending at the end of a row
+// is by far the common case and skips the per-cell checks.
+func (s *screen) writeASCII(run []byte) {
+	r := s.rows[s.cur]
+	if !r.runes && s.col+len(run) <= s.maxCells {
+		r.dirty = true
+		r.writeASCII(s.col, run)
+		s.col += len(run)
+		return
 	}
-	n := copy(r.ascii[col:], run)
-	r.ascii = append(r.ascii, run[n:]...)
-}
-
-// set writes ch of width w (1 or 2) at col, padding with blanks, and blanks
-// the other half of any wide rune it overwrites, as a terminal does.
-func (r *row) set(col int, ch rune, w int) {
-	r.promote()
-	for len(r.cells) < col+w {
+	if s.col < len(r.cells) || s.col+len(run) > s.maxCells {
+		for _, b := range run {
+			s.put(rune(b))
+		}
+		return
+	}
+	r.dirty = true
+	for len(r.cells) < s.col {
 		r.cells = append(r.cells, ' ')
 	}
-	r.unsplit(col)
-	if w == 2 {
-		r.unsplit(col + 1)
+	for _, b := range run {
+		r.cells = append(r.cells, rune(b))
 	}
-	r.cells[col] = ch
-	if w == 2 {
-		r.cells[col+1] = wideTail
-	}
-	if r.marks != nil {
-		delete(r.marks, col)
-		delete(r.marks, col+1)
-	}
+	s.col += len(run)
 }
 
-func (r *row) unsplit(col int) {
-	if r.cells[col] == wideTail && col > 0 {
-		r.cells[col-1] = ' '
+// lineFeed moves down a row, scrolling at the bottom. A bare LF also
+// returns the carriage: output read through pipes has no onlcr to add the
+// CR, and on a pty the CR is already there.
+func (s *screen) lineFeed(keepCol bool) {
+	if !keepCol {
+		s.col = 0
 	}
-	if col+1 < len(r.cells) && r.cells[col+1] == wideTail {
-		r.cells[col+1] = ' '
-	}
-}
-
-// attach adds a zero-width rune to the cell left of col.
-func (r *row) attach(col int, ch rune) {
-	r.promote()
-	col--
-	if col > 0 && col < len(r.cells) && r.cells[col] == wideTail {
-		col--
-	}
-	if col < 0 || col >= len(r.cells) {
+	if s.cur < len(s.rows)-1 {
+		s.cur++
 		return
 	}
-	if r.marks == nil {
-		r.marks = make(map[int]string)
-	}
-	if len(r.marks[col])+utf8.RuneLen(ch) <= maxMarkBytes {
-		r.marks[col] += string(ch)
+	s.rows = append(s.rows, s.newRow())
+	s.cur++
+	if len(s.rows) > s.height {
+		s.scrollOff()
 	}
 }
 
-// blank replaces cells [from, to) with spaces.
-func (r *row) blank(from, to int) {
-	if !r.runes {
-		for i := max(from, 0); i < min(to, len(r.ascii)); i++ {
-			r.ascii[i] = ' '
-		}
+// scrollOff commits the oldest live row.
+func (s *screen) scrollOff() {
+	old := s.rows[0]
+	s.commit(old)
+	copy(s.rows, s.rows[1:])
+	s.rows = s.rows[:len(s.rows)-1]
+	s.cur = max(s.cur-1, 0)
+	s.savedRow = max(s.savedRow-1, 0)
+	s.recycle(old)
+}
+
+func (s *screen) up(n int) { s.cur = max(s.cur-n, 0) }
+
+// down stops at the bottom of the screen, height rows below the top of the
+// live window; rows not yet written are blank, as on a fresh terminal.
+func (s *screen) down(n int) { s.toRow(s.cur + n) }
+
+// toRow moves to a row counted from the top of the live window, creating
+// blank rows below for a program that draws a full screen.
+func (s *screen) toRow(n int) {
+	n = min(max(n, 0), s.height-1)
+	for len(s.rows) <= n {
+		s.rows = append(s.rows, s.newRow())
+	}
+	s.cur = n
+}
+
+func (s *screen) toCol(n int) { s.col = min(max(n, 0), s.cols-1) }
+
+func (s *screen) forward(n int) { s.col = max(min(s.col+n, s.cols-1), s.col) }
+
+func (s *screen) back(n int) { s.col = max(s.col-n, 0) }
+
+func (s *screen) tab() { s.col = min((s.col/8+1)*8, max(s.maxCells, s.col)) }
+
+func (s *screen) save() { s.savedRow, s.savedCol = s.cur, s.col }
+
+func (s *screen) restore() {
+	s.cur = min(s.savedRow, len(s.rows)-1)
+	s.col = s.savedCol
+}
+
+// eraseLine implements EL: 0 cursor to end, 1 start to cursor, 2 whole row.
+func (s *screen) eraseLine(mode int) {
+	r := s.rows[s.cur]
+	r.dirty = true
+	switch mode {
+	case 0:
+		r.truncate(s.col, s.maxCells)
+	case 1:
+		r.blank(0, s.col+1)
+	case 2:
+		r.truncate(0, s.maxCells)
+	}
+}
+
+// eraseDisplay implements ED within the live rows; committed rows are
+// scrollback, which ED does not touch.
+func (s *screen) eraseDisplay(mode int) {
+	from, to := 0, len(s.rows)
+	switch mode {
+	case 0:
+		s.eraseLine(0)
+		from = s.cur + 1
+	case 1:
+		s.eraseLine(1)
+		to = s.cur
+	case 2:
+	default:
 		return
 	}
-	to = min(to, len(r.cells))
-	for i := max(from, 0); i < to; i++ {
-		r.cells[i] = ' '
-		if r.marks != nil {
-			delete(r.marks, i)
-		}
-	}
-	if from > 0 && from < len(r.cells) {
-		r.unsplit(from)
+	for _, r := range s.rows[from:to] {
+		r.truncate(0, s.maxCells)
+		r.dirty = true
 	}
 }
 
-// truncate erases from col to the end of the row.
-func (r *row) truncate(col, maxCells int) {
-	r.over = min(r.over, max(col-maxCells, 0))
-	if !r.runes {
-		r.ascii = r.ascii[:min(col, len(r.ascii))]
-		return
-	}
-	if col < len(r.cells) {
-		if col > 0 && r.cells[col] == wideTail {
-			r.cells[col-1] = ' '
-		}
-		r.cells = r.cells[:col]
-		for k := range r.marks {
-			if k >= col {
-				delete(r.marks, k)
-			}
-		}
-	}
+func (s *screen) eraseChars(n int) {
+	r := s.rows[s.cur]
+	r.dirty = true
+	r.blank(s.col, s.col+n)
 }
 
-// deleteCells removes n cells at col, shifting the rest left (DCH).
-func (r *row) deleteCells(col, n int) {
-	r.promote()
-	if col >= len(r.cells) {
-		return
-	}
-	r.blank(col, col+1)
-	end := min(col+n, len(r.cells))
-	r.cells = slices.Delete(r.cells, col, end)
-	r.marks = nil
+func (s *screen) deleteChars(n int) {
+	r := s.rows[s.cur]
+	r.dirty = true
+	r.deleteCells(s.col, n)
 }
 
-// insertCells inserts n blanks at col, shifting the rest right (ICH).
-func (r *row) insertCells(col, n, maxCells int) {
-	r.promote()
-	if col >= len(r.cells) {
-		return
-	}
-	r.unsplit(col)
-	n = min(n, maxCells-col)
-	r.cells = slices.Insert(r.cells, col, slices.Repeat([]rune{' '}, n)...)
-	r.cells = r.cells[:min(len(r.cells), maxCells)]
-	r.marks = nil
+func (s *screen) insertChars(n int) {
+	r := s.rows[s.cur]
+	r.dirty = true
+	r.insertCells(s.col, n, s.maxCells)
 }
 
-// empty reports whether the row shows nothing.
-func (r *row) empty() bool {
-	if r.over > 0 || len(r.marks) > 0 {
-		return false
+// insertLines opens n blank rows at the cursor (IL); rows pushed past the
+// bottom of the window are lost, as below a terminal's bottom margin.
+func (s *screen) insertLines(n int) {
+	n = min(n, len(s.rows)-s.cur)
+	for range n {
+		r := s.newRow()
+		r.dirty = true
+		s.rows = slices.Insert(s.rows, s.cur, r)
+		last := s.rows[len(s.rows)-1]
+		s.rows = s.rows[:len(s.rows)-1]
+		s.recycle(last)
 	}
-	for _, c := range r.ascii {
-		if c != ' ' {
-			return false
-		}
-	}
-	for _, c := range r.cells {
-		if c != ' ' {
-			return false
-		}
-	}
-	return true
+	s.col = 0
 }
 
-// appendText appends the row's visible text, trailing spaces trimmed, and
-// returns it with its length in characters.
-func (r *row) appendText(buf []byte) ([]byte, int) {
-	if !r.runes {
-		end := len(r.ascii)
-		for end > 0 && r.ascii[end-1] == ' ' {
-			end--
-		}
-		return append(buf, r.ascii[:end]...), end
+// deleteLines removes n rows at the cursor (DL), adding blanks at the bottom.
+func (s *screen) deleteLines(n int) {
+	n = min(n, len(s.rows)-s.cur)
+	for range n {
+		gone := s.rows[s.cur]
+		s.rows = slices.Delete(s.rows, s.cur, s.cur+1)
+		s.recycle(gone)
+		r := s.newRow()
+		r.dirty = true
+		s.rows = append(s.rows, r)
 	}
-	if r.marks != nil {
-		return r.appendMarked(buf)
-	}
-	end := len(r.cells)
-	for end > 0 && r.cells[end-1] == ' ' {
-		end--
-	}
-	chars := 0
-	for _, c := range r.cells[:end] {
-		switch {
-		case c == wideTail:
-		case c < utf8.RuneSelf:
-			buf = append(buf, byte(c))
-			chars++
-		default:
-			buf = utf8.AppendRune(buf, c)
-			chars++
-		}
-	}
-	return buf, chars
+	s.col = 0
 }
 
-// appendMarked is appendText for a row with zero-width runes attached.
-func (r *row) appendMarked(buf []byte) ([]byte, int) {
-	end := len(r.cells)
-	for end > 0 && r.cells[end-1] == ' ' && r.marks[end-1] == "" {
-		end--
-	}
-	chars := 0
-	for i, c := range r.cells[:end] {
-		if c != wideTail {
-			buf = utf8.AppendRune(buf, c)
-			chars++
-		}
-		if m := r.marks[i]; m != "" {
-			buf = append(buf, m...)
-			chars += utf8.RuneCountInString(m)
+// extent returns the last row worth showing: the cursor's, or a non-empty
+// row below it left by a program that moved the cursor up.
+func (s *screen) extent() int {
+	for i := len(s.rows) - 1; i > s.cur; i-- {
+		if !s.rows[i].empty() {
+			return i
 		}
 	}
-	return buf, chars
+	return s.cur
 }
