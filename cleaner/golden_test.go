@@ -97,7 +97,9 @@ func readGolden(t testing.TB, file string) *archive {
 }
 
 // TestGolden cleans real captures and compares with hand-checked text.
-// An optional "options" section sets MaxLineChars, MaxStreamChars, Rows.
+// An optional "options" section sets MaxLineChars, MaxStreamChars, Cols
+// and Rows; the captures were made on a terminal, so Cols is 160 unless
+// set (Cols=0 for a capture read through pipes).
 func TestGolden(t *testing.T) {
 	for _, file := range goldenFiles(t) {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
@@ -132,7 +134,7 @@ func TestGolden(t *testing.T) {
 }
 
 func goldenOptions(t *testing.T, b []byte) Options {
-	var o Options
+	o := Options{Cols: 160}
 	for _, line := range strings.Fields(string(b)) {
 		var err error
 		switch k, v, _ := strings.Cut(line, "="); k {
@@ -142,6 +144,8 @@ func goldenOptions(t *testing.T, b []byte) Options {
 			_, err = fmt.Sscan(v, &o.MaxStreamChars)
 		case "Rows":
 			_, err = fmt.Sscan(v, &o.Rows)
+		case "Cols":
+			_, err = fmt.Sscan(v, &o.Cols)
 		default:
 			t.Fatalf("unknown option %q", line)
 		}

@@ -13,8 +13,8 @@ const wideTail rune = 0
 // with combining marks cannot grow a row without limit.
 const maxMarkBytes = 32
 
-// row is one terminal line: a cell per column. Rows in the live window may
-// still be rewritten by cursor movement.
+// row is one terminal row: a cell per column, at most the screen's width.
+// Rows in the live window may still be rewritten by cursor movement.
 //
 // A row starts out holding its cells as bytes, which lets the common case,
 // ASCII text written left to right or over itself, be copied in bulk. The
@@ -26,14 +26,22 @@ type row struct {
 	// marks holds zero-width runes (combining marks, joiners) by the column
 	// they attach to; nil for almost every row.
 	marks map[int]string
-	// over counts columns written past the storage cap, so the cut marker
-	// can still say how much was lost.
-	over int
-	// dirty is set on every change; sent and sentText record what a Take
-	// already returned, so an unchanged row is not returned twice.
+	// wrapped is set when autowrap carried the text on to the next row:
+	// the two rows are one line of text.
+	wrapped bool
+	sentState
+	// hash caches the row's text for Generation while hashed is set.
+	hash   uint64
+	hashed bool
+}
+
+// sentState records what a Take already returned for the line a row
+// starts, so an unchanged line is not returned twice. dirty is set on
+// every change.
+type sentState struct {
 	dirty    bool
 	sent     bool
-	sentText string
+	sentText string // as returned, capped
 }
 
 func (r *row) reset() {
@@ -41,10 +49,9 @@ func (r *row) reset() {
 	r.runes = false
 	r.cells = r.cells[:0]
 	r.marks = nil
-	r.over = 0
-	r.dirty = false
-	r.sent = false
-	r.sentText = ""
+	r.wrapped = false
+	r.sentState = sentState{}
+	r.hashed = false
 }
 
 // promote moves the row's cells from bytes to runes.
@@ -60,13 +67,22 @@ func (r *row) promote() {
 	r.runes = true
 }
 
-// writeASCII writes printable ASCII at col of a row still held as bytes.
-func (r *row) writeASCII(col int, run []byte) {
+// writeASCII writes printable ASCII at col of a row still held as bytes
+// and reports whether that changed the row.
+func (r *row) writeASCII(col int, run []byte) bool {
+	if col+len(run) <= len(r.ascii) {
+		if string(r.ascii[col:col+len(run)]) == string(run) {
+			return false
+		}
+		copy(r.ascii[col:], run)
+		return true
+	}
 	for len(r.ascii) < col {
 		r.ascii = append(r.ascii, ' ')
 	}
 	n := copy(r.ascii[col:], run)
 	r.ascii = append(r.ascii, run[n:]...)
+	return true
 }
 
 // set writes ch of width w (1 or 2) at col, padding with blanks, and blanks
@@ -138,8 +154,7 @@ func (r *row) blank(from, to int) {
 }
 
 // truncate erases from col to the end of the row.
-func (r *row) truncate(col, maxCells int) {
-	r.over = min(r.over, max(col-maxCells, 0))
+func (r *row) truncate(col int) {
 	if !r.runes {
 		r.ascii = r.ascii[:min(col, len(r.ascii))]
 		return
@@ -169,22 +184,28 @@ func (r *row) deleteCells(col, n int) {
 	r.marks = nil
 }
 
-// insertCells inserts n blanks at col, shifting the rest right (ICH).
-func (r *row) insertCells(col, n, maxCells int) {
+// insertCells inserts n blanks at col, shifting the rest right (ICH);
+// cells pushed past cols are lost.
+func (r *row) insertCells(col, n, cols int) {
 	r.promote()
 	if col >= len(r.cells) {
 		return
 	}
 	r.unsplit(col)
-	n = min(n, maxCells-col)
+	n = min(n, cols-col)
 	r.cells = slices.Insert(r.cells, col, slices.Repeat([]rune{' '}, n)...)
-	r.cells = r.cells[:min(len(r.cells), maxCells)]
+	if len(r.cells) > cols {
+		if r.cells[cols] == wideTail {
+			r.cells[cols-1] = ' '
+		}
+		r.cells = r.cells[:cols]
+	}
 	r.marks = nil
 }
 
 // empty reports whether the row shows nothing.
 func (r *row) empty() bool {
-	if r.over > 0 || len(r.marks) > 0 {
+	if len(r.marks) > 0 {
 		return false
 	}
 	for _, c := range r.ascii {
@@ -200,21 +221,22 @@ func (r *row) empty() bool {
 	return true
 }
 
-// appendText appends the row's visible text, trailing spaces trimmed, and
-// returns it with its length in characters.
-func (r *row) appendText(buf []byte) ([]byte, int) {
+// appendText appends the row's visible text, trailing spaces trimmed
+// unless keep is set, and returns it with its length in characters. A
+// wrapped row keeps its trailing spaces: the line goes on after them.
+func (r *row) appendText(buf []byte, keep bool) ([]byte, int) {
 	if !r.runes {
 		end := len(r.ascii)
-		for end > 0 && r.ascii[end-1] == ' ' {
+		for !keep && end > 0 && r.ascii[end-1] == ' ' {
 			end--
 		}
 		return append(buf, r.ascii[:end]...), end
 	}
 	if r.marks != nil {
-		return r.appendMarked(buf)
+		return r.appendMarked(buf, keep)
 	}
 	end := len(r.cells)
-	for end > 0 && r.cells[end-1] == ' ' {
+	for !keep && end > 0 && r.cells[end-1] == ' ' {
 		end--
 	}
 	chars := 0
@@ -233,9 +255,9 @@ func (r *row) appendText(buf []byte) ([]byte, int) {
 }
 
 // appendMarked is appendText for a row with zero-width runes attached.
-func (r *row) appendMarked(buf []byte) ([]byte, int) {
+func (r *row) appendMarked(buf []byte, keep bool) ([]byte, int) {
 	end := len(r.cells)
-	for end > 0 && r.cells[end-1] == ' ' && r.marks[end-1] == "" {
+	for !keep && end > 0 && r.cells[end-1] == ' ' && r.marks[end-1] == "" {
 		end--
 	}
 	chars := 0
@@ -250,4 +272,38 @@ func (r *row) appendMarked(buf []byte) ([]byte, int) {
 		}
 	}
 	return buf, chars
+}
+
+// emptySum is the sum of a blank row.
+const emptySum uint64 = 14695981039346656037
+
+// sum returns a hash of the row's visible text, cached until it changes.
+func (r *row) sum() uint64 {
+	if r.hashed {
+		return r.hash
+	}
+	h := emptySum
+	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
+	if !r.runes {
+		end := len(r.ascii)
+		for end > 0 && r.ascii[end-1] == ' ' {
+			end--
+		}
+		for _, b := range r.ascii[:end] {
+			mix(uint64(b))
+		}
+	} else {
+		end := len(r.cells)
+		for end > 0 && r.cells[end-1] == ' ' {
+			end--
+		}
+		for _, c := range r.cells[:end] {
+			mix(uint64(c))
+		}
+		if len(r.marks) > 0 {
+			mix(uint64(len(r.marks)))
+		}
+	}
+	r.hash, r.hashed = h, true
+	return h
 }
