@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,7 +107,10 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a := readGolden(t, file)
 			opts := goldenOptions(t, a.data["options"])
-			got := Clean(a.data["raw"], opts).Text
+			c := New(opts)
+			c.Write(a.data["raw"])
+			checkScreen(t, c.Screen(), a)
+			got := c.Take(true).Text
 			if *update {
 				if _, ok := a.data["want"]; !ok {
 					a.names = append(a.names, "want")
@@ -130,6 +134,33 @@ func TestGolden(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkScreen compares the screen at the end of a capture with the screen
+// and cursor sections, which hold what a terminal showed (see
+// tmuxcheck.py): rows with trailing spaces and trailing empty rows trimmed,
+// and "row col alt=0|1".
+func checkScreen(t *testing.T, sc Screen, a *archive) {
+	t.Helper()
+	want, ok := a.data["screen"]
+	if !ok {
+		return
+	}
+	lines := slices.Clone(sc.Lines)
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if got := strings.Join(lines, "\n"); got != strings.TrimRight(string(want), "\n") {
+		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
+	}
+	alt := 0
+	if sc.AltScreen {
+		alt = 1
+	}
+	cursor := fmt.Sprintf("%d %d alt=%d", sc.CursorRow, sc.CursorCol, alt)
+	if want := strings.TrimSpace(string(a.data["cursor"])); cursor != want {
+		t.Errorf("cursor %q, want %q", cursor, want)
 	}
 }
 

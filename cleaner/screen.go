@@ -383,19 +383,17 @@ func (s *screen) eraseChars(n int) {
 	s.touch(r)
 }
 
+// deleteChars and insertChars end a pending wrap and act on the last
+// column, as xterm does (tmux leaves them undone).
 func (s *screen) deleteChars(n int) {
-	if s.wrapNext {
-		return
-	}
+	s.wrapNext = false
 	r := s.rows[s.cur]
 	r.deleteCells(s.col, n)
 	s.touch(r)
 }
 
 func (s *screen) insertChars(n int) {
-	if s.wrapNext {
-		return
-	}
+	s.wrapNext = false
 	r := s.rows[s.cur]
 	r.insertCells(s.col, n, s.cols)
 	s.touch(r)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Show what tmux makes of raw terminal output, to check a golden's want.
 
-Usage: tmuxcheck.py COLS ROWS RAWFILE
+Usage: tmuxcheck.py [--xterm DIR] COLS ROWS RAWFILE
+       tmuxcheck.py [--xterm DIR] [--write-screen] NAME.txtar...
 
 Runs `stty -onlcr; cat RAWFILE` in a detached tmux pane of COLS by ROWS
 (its own server, a config that keeps all history and, as xterm, does
@@ -9,6 +10,22 @@ not scroll a cleared screen into it), then prints three sections: the whole text
 with wrapped rows joined (capture-pane -p -J -S -), the visible screen
 (capture-pane -p), and the cursor as "row col" counted from 0. Trailing
 spaces are trimmed, and trailing empty lines dropped, in each section.
+
+Given golden files, it runs each raw section at the size its options give
+(Cols=, Rows=), compares the want section with tmux's joined text and the
+screen and cursor sections with tmux's, and prints every difference. With
+--write-screen it first sets the screen and cursor sections to the
+terminal's.
+A golden that ends on the alternate screen has its want compared with
+nothing: the terminal shows that screen, the want is the main one.
+
+With --xterm DIR, xterm.js stands for tmux: DIR is a node_modules folder
+holding @xterm/headless (npm install @xterm/headless in a scratch folder),
+run through xtcheck.js. tmux differs from xterm in a few places: it keeps
+the lines scrolled out of any scroll region in its history (xterm keeps
+only those of a region that starts at the top of the screen), and a
+backspace or CUB right after the last column lands on that column (xterm:
+the one before). The cleaner follows xterm.
 """
 import os
 import subprocess
@@ -32,10 +49,25 @@ def trim(text):
     return "\n".join(lines)
 
 
-def main():
-    cols, rows, raw = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3])
+XTERM = None
+
+
+def engine():
+    return "xterm.js" if XTERM else "tmux"
+
+
+def run(cols, rows, raw):
+    if XTERM:
+        here = os.path.dirname(os.path.abspath(__file__))
+        out = subprocess.run(["node", os.path.join(here, "xtcheck.js"), cols, rows, raw],
+                             check=True, capture_output=True, text=True,
+                             env=dict(os.environ, NODE_PATH=XTERM)).stdout
+        parts = out.split("-- screen --\n")
+        joined = parts[0].split("-- joined --\n", 1)[1]
+        screen, cursor = parts[1].split("-- cursor --\n")
+        return trim(joined), trim(screen), cursor.strip()
     global CONFFILE
-    sock = "thcheck%d" % os.getpid()
+    sock = "thcheck%d-%d" % (os.getpid(), time.monotonic_ns())
     with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
         f.write(CONF)
         CONFFILE = f.name
@@ -50,15 +82,79 @@ def main():
         time.sleep(0.2)
         joined = tmux(sock, "capture-pane", "-p", "-J", "-S", "-")
         screen = tmux(sock, "capture-pane", "-p")
-        cursor = tmux(sock, "display", "-p", "#{cursor_y} #{cursor_x} #{alternate_on}")
+        y, x, alt = tmux(sock, "display", "-p", "#{cursor_y} #{cursor_x} #{alternate_on}").split()
     finally:
         tmux(sock, "kill-server")
         os.remove(CONFFILE)
         if os.path.exists(done):
             os.remove(done)
-    print("-- joined --\n" + trim(joined))
-    print("-- screen --\n" + trim(screen))
-    print("-- cursor --\n" + cursor.strip())
+    # tmux puts a cursor waiting to wrap past the last column; a terminal
+    # shows it on the last column.
+    cursor = "%s %d alt=%s" % (y, min(int(x), int(cols) - 1), alt)
+    return trim(joined), trim(screen), cursor
+
+
+def read_txtar(path):
+    names, data, cur = [], {}, None
+    text = open(path, "rb").read().decode("utf-8", "surrogateescape")
+    for line in text.split("\n"):
+        if line.startswith("-- ") and line.endswith(" --") and len(line) >= 7:
+            cur = line[3:-3].strip()
+            names.append(cur)
+            data[cur] = []
+        elif cur is not None:
+            data[cur].append(line)
+    return names, {k: "\n".join(v) for k, v in data.items()}
+
+
+def write_txtar(path, names, data):
+    out = "".join("-- %s --\n%s\n" % (n, data[n]) for n in names)
+    open(path, "wb").write(out.encode("utf-8", "surrogateescape"))
+
+
+def golden(path, write):
+    names, data = read_txtar(path)
+    raw = data["raw"]
+    opts = dict(l.split("=", 1) for l in data.get("options", "").split())
+    with tempfile.NamedTemporaryFile("wb", suffix=".raw", delete=False) as f:
+        f.write(raw.encode("utf-8", "surrogateescape"))
+    try:
+        joined, screen, cursor = run(opts.get("Cols", "160"), opts.get("Rows", "64"), f.name)
+    finally:
+        os.remove(f.name)
+    if write:
+        for n in ("screen", "cursor"):
+            if n not in names:
+                names.append(n)
+        data["screen"], data["cursor"] = screen + "\n", cursor + "\n"
+        write_txtar(path, names, data)
+    ok = True
+    checks = [("screen", screen), ("cursor", cursor)]
+    if not cursor.endswith("alt=1"):
+        checks.insert(0, ("want", joined))
+    for name, want in checks:
+        got = trim(data.get(name, ""))
+        if got != want:
+            ok = False
+            print("%s: %s differs from %s:\n%s\n-- %s --\n%s" % (path, name, engine(), got, engine(), want))
+    if ok:
+        print("%s: matches %s" % (path, engine()))
+    return ok
+
+
+def main():
+    global XTERM
+    args = sys.argv[1:]
+    if args and args[0] == "--xterm":
+        XTERM, args = os.path.abspath(args[1]), args[2:]
+    if args and (args[0] == "--write-screen" or args[0].endswith(".txtar")):
+        write = args[0] == "--write-screen"
+        ok = all([golden(p, write) for p in args[write:]])
+        sys.exit(0 if ok else 1)
+    joined, screen, cursor = run(args[0], args[1], os.path.abspath(args[2]))
+    print("-- joined --\n" + joined)
+    print("-- screen --\n" + screen)
+    print("-- cursor --\n" + cursor)
 
 
 if __name__ == "__main__":
