@@ -97,6 +97,8 @@ def run(cols, rows, raw):
 def read_txtar(path):
     names, data, cur = [], {}, None
     text = open(path, "rb").read().decode("utf-8", "surrogateescape")
+    if text.endswith("\n"):
+        text = text[:-1]  # the newline that ends the last section's data
     for line in text.split("\n"):
         if line.startswith("-- ") and line.endswith(" --") and len(line) >= 7:
             cur = line[3:-3].strip()
