@@ -107,8 +107,9 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a := readGolden(t, file)
 			opts := goldenOptions(t, a.data["options"])
+			resize := goldenResize(t, a.data["options"])
 			c := New(opts)
-			c.Write(a.data["raw"])
+			writeResizing(c, a.data["raw"], len(a.data["raw"]), resize)
 			checkScreen(t, c.Screen(), a)
 			got := c.Take(true).Text
 			if *update {
@@ -129,7 +130,9 @@ func TestGolden(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
 			for _, size := range []int{1, 7, 64} {
-				if chunked := cleanChunked(a.data["raw"], opts, size); chunked != got {
+				c := New(opts)
+				writeResizing(c, a.data["raw"], size, resize)
+				if chunked := c.Take(true).Text; chunked != got {
 					t.Errorf("in chunks of %d: got\n%s", size, chunked)
 				}
 			}
@@ -164,11 +167,45 @@ func checkScreen(t *testing.T, sc Screen, a *archive) {
 	}
 }
 
+// resizeAt is a golden's Resize=OFFSET:COLS:ROWS option: the terminal
+// was resized after the first OFFSET bytes of the capture.
+type resizeAt struct{ offset, cols, rows int }
+
+func goldenResize(t *testing.T, b []byte) *resizeAt {
+	for _, line := range strings.Fields(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Resize="); ok {
+			var r resizeAt
+			if _, err := fmt.Sscanf(v, "%d:%d:%d", &r.offset, &r.cols, &r.rows); err != nil {
+				t.Fatalf("option %q: %v", line, err)
+			}
+			return &r
+		}
+	}
+	return nil
+}
+
+// writeResizing writes raw in chunks of size, resizing where the golden
+// says.
+func writeResizing(c *Cleaner, raw []byte, size int, r *resizeAt) {
+	for i := 0; i < len(raw); {
+		n := min(size, len(raw)-i)
+		if r != nil && i < r.offset && i+n > r.offset {
+			n = r.offset - i
+		}
+		c.Write(raw[i : i+n])
+		i += n
+		if r != nil && i == r.offset {
+			c.Resize(r.cols, r.rows)
+		}
+	}
+}
+
 func goldenOptions(t *testing.T, b []byte) Options {
 	o := Options{Cols: 160}
 	for _, line := range strings.Fields(string(b)) {
 		var err error
 		switch k, v, _ := strings.Cut(line, "="); k {
+		case "Resize":
 		case "MaxLineChars":
 			_, err = fmt.Sscan(v, &o.MaxLineChars)
 		case "MaxStreamChars":

@@ -326,6 +326,24 @@ w("0123456789a日本\r\n")
 w("e\u0301 and 한국어\r\n")'
 }
 
+# A resize: lines on a terminal of 30x8, then (at the OSC marker, which
+# terminals ignore) 20x5, then a line that wraps at the new width. The
+# lines before are short: terminals that reflow and those that do not
+# agree on them.
+resize() {
+	printf '%s\n' 'import sys
+w = sys.stdout.write
+for i in range(1, 13):
+    w("line %d\r\n" % i)
+w("\x1b]1337;resize\x07")
+w("after the resize, a line that wraps\r\nend")' >resize.py
+	$cap --cols 30 --rows 8 -- python3 resize.py >resize.raw
+	at=$(python3 -c 'import sys; b=open("resize.raw","rb").read(); m=b"\x1b]1337;resize\x07"; print(b.index(m)+len(m))')
+	write resize resize.raw "Cols=30
+Rows=8
+Resize=$at:20:5"
+}
+
 # A Python curses program: a window with a scroll region of its own, text
 # at set places, then curses ends. TERM=vt100 has scroll regions but no
 # alternate screen, so what curses drew stays on the main screen.
@@ -350,7 +368,7 @@ print("after curses")'
 all="ls_color go_build_errors go_test_verbose python_unittest progress_bar cursor_up_redraw
 git_clone_progress top_batch long_minified_line cargo_colored long_log_capped repeated_lines
 npm_install apt_get_progress alt_screen_vim alt_screen_modes alt_screen_open scroll_region autowrap insert_delete
-erase_forms tabs wide_chars curses_scroll"
+erase_forms tabs wide_chars resize curses_scroll"
 for name in ${@:-$all}; do
 	"$name"
 done

@@ -12,7 +12,7 @@ with wrapped rows joined (capture-pane -p -J -S -), the visible screen
 spaces are trimmed, and trailing empty lines dropped, in each section.
 
 Given golden files, it runs each raw section at the size its options give
-(Cols=, Rows=), compares the want section with tmux's joined text and the
+(Cols=, Rows=, and Resize=OFFSET:COLS:ROWS after the first OFFSET bytes), compares the want section with tmux's joined text and the
 screen and cursor sections with tmux's, and prints every difference. With
 --write-screen it first sets the screen and cursor sections to the
 terminal's.
@@ -56,12 +56,12 @@ def engine():
     return "xterm.js" if XTERM else "tmux"
 
 
-def run(cols, rows, raw):
+def run(cols, rows, raw, resize=None):
     if XTERM:
         here = os.path.dirname(os.path.abspath(__file__))
         out = subprocess.run(["node", os.path.join(here, "xtcheck.js"), cols, rows, raw],
                              check=True, capture_output=True, text=True,
-                             env=dict(os.environ, NODE_PATH=XTERM)).stdout
+                             env=dict(os.environ, NODE_PATH=XTERM, RESIZE=resize or "")).stdout
         parts = out.split("-- screen --\n")
         joined = parts[0].split("-- joined --\n", 1)[1]
         screen, cursor = parts[1].split("-- cursor --\n")
@@ -73,8 +73,26 @@ def run(cols, rows, raw):
         CONFFILE = f.name
     done = tempfile.mktemp(prefix="thcheck")
     cmd = "stty -onlcr; cat %s; touch %s; sleep 600" % (raw, done)
+    if resize:
+        # The first part, then wait while the window is resized, then the rest.
+        offset, cols2, rows2 = resize.split(":")
+        data = open(raw, "rb").read()
+        for part, b in (("1", data[:int(offset)]), ("2", data[int(offset):])):
+            open(raw + part, "wb").write(b)
+        cmd = ("stty -onlcr; cat {r}1; touch {d}1; while [ ! -e {d}go ]; do sleep 0.05; done; "
+               "cat {r}2; touch {d}; sleep 600").format(r=raw, d=done)
     tmux(sock, "new-session", "-d", "-x", cols, "-y", rows, cmd)
     try:
+        if resize:
+            for _ in range(200):
+                if os.path.exists(done + "1"):
+                    break
+                time.sleep(0.05)
+            time.sleep(0.2)
+            tmux(sock, "resize-window", "-x", cols2, "-y", rows2)
+            time.sleep(0.2)
+            open(done + "go", "w").close()
+            cols = cols2
         for _ in range(200):
             if os.path.exists(done):
                 break
@@ -86,8 +104,9 @@ def run(cols, rows, raw):
     finally:
         tmux(sock, "kill-server")
         os.remove(CONFFILE)
-        if os.path.exists(done):
-            os.remove(done)
+        for f in (done, done + "1", done + "go", raw + "1", raw + "2"):
+            if os.path.exists(f):
+                os.remove(f)
     # tmux puts a cursor waiting to wrap past the last column; a terminal
     # shows it on the last column.
     cursor = "%s %d alt=%s" % (y, min(int(x), int(cols) - 1), alt)
@@ -121,7 +140,7 @@ def golden(path, write):
     with tempfile.NamedTemporaryFile("wb", suffix=".raw", delete=False) as f:
         f.write(raw.encode("utf-8", "surrogateescape"))
     try:
-        joined, screen, cursor = run(opts.get("Cols", "160"), opts.get("Rows", "64"), f.name)
+        joined, screen, cursor = run(opts.get("Cols", "160"), opts.get("Rows", "64"), f.name, opts.get("Resize"))
     finally:
         os.remove(f.name)
     if write:

@@ -3,9 +3,20 @@
 // makes of raw terminal output, in the sections tmuxcheck.py prints.
 const { Terminal } = require('@xterm/headless');
 const fs = require('fs');
-const [cols, rows, file] = process.argv.slice(2);
+// RESIZE=OFFSET:COLS:ROWS resizes the terminal after the first OFFSET bytes.
+let [cols, rows, file] = process.argv.slice(2);
 const t = new Terminal({ cols: +cols, rows: +rows, scrollback: 100000, allowProposedApi: true, convertEol: false });
-t.write(fs.readFileSync(file), () => {
+const raw = fs.readFileSync(file);
+const resize = (process.env.RESIZE || '').split(':').map(Number);
+function done(fn) {
+  if (resize.length < 3) return t.write(raw, fn);
+  t.write(raw.subarray(0, resize[0]), () => {
+    t.resize(resize[1], resize[2]);
+    cols = resize[1]; rows = resize[2];
+    t.write(raw.subarray(resize[0]), fn);
+  });
+}
+done(() => {
   const b = t.buffer.active;
   const joined = [];
   let cur = '';
