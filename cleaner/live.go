@@ -113,7 +113,7 @@ func (c *Cleaner) finish() bool {
 		return true
 	})
 	c.term.init(c.term.cols, c.term.main.height, c.commitRow)
-	c.lastHash = c.screenHash()
+	c.term.m.changed = true // the screen is blank now
 	return ends
 }
 

@@ -129,6 +129,12 @@ func TestGeneration(t *testing.T) {
 	if c.Generation() == g {
 		t.Error("no change after a resize")
 	}
+	write(c, "text")
+	g = c.Generation()
+	c.Take(true)
+	if c.Generation() == g {
+		t.Error("no change after the stream ended and the screen started blank")
+	}
 }
 
 func TestOnCommitAndLiveLines(t *testing.T) {
