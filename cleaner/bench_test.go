@@ -113,3 +113,21 @@ func BenchmarkUTF8Stream(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGenerationPerWrite is ColoredLogTerminal with Generation called
+// after every write of 4 KiB, as a caller watching the screen does.
+func BenchmarkGenerationPerWrite(b *testing.B) {
+	data := coloredLog(8 << 20)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c := New(Options{Cols: 160, Rows: 48})
+		for p := data; len(p) > 0; {
+			n := min(4<<10, len(p))
+			c.Write(p[:n])
+			c.Generation()
+			p = p[n:]
+		}
+		c.Take(true)
+	}
+}

@@ -1,6 +1,7 @@
 package cleaner
 
 import (
+	"hash/maphash"
 	"io"
 	"unicode/utf8"
 
@@ -94,6 +95,7 @@ type Cleaner struct {
 	buf       []byte // scratch for rendering rows
 	lbuf      []byte // scratch for rendering lines of text
 
+	seed     maphash.Seed
 	gen      uint64 // what Generation returns
 	lastHash uint64 // the screen's hash when gen last changed
 
@@ -108,6 +110,7 @@ func New(opts Options) *Cleaner {
 	c.parser = c.newParser()
 	c.sink.open = o.Spill
 	c.term.init(o.Cols, o.Rows, c.commitRow)
+	c.seed = maphash.MakeSeed()
 	c.lastHash = c.screenHash()
 	if e, err := lookupEncoding(o.Encoding); err == nil && e != nil {
 		c.xf = newXform(e.NewDecoder())

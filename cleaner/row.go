@@ -1,6 +1,7 @@
 package cleaner
 
 import (
+	"hash/maphash"
 	"slices"
 	"unicode/utf8"
 )
@@ -278,19 +279,18 @@ func (r *row) appendMarked(buf []byte, keep bool) ([]byte, int) {
 const emptySum uint64 = 14695981039346656037
 
 // sum returns a hash of the row's visible text, cached until it changes.
-func (r *row) sum() uint64 {
+func (r *row) sum(seed maphash.Seed) uint64 {
 	if r.hashed {
 		return r.hash
 	}
 	h := emptySum
-	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
 	if !r.runes {
 		end := len(r.ascii)
 		for end > 0 && r.ascii[end-1] == ' ' {
 			end--
 		}
-		for _, b := range r.ascii[:end] {
-			mix(uint64(b))
+		if end > 0 {
+			h = maphash.Bytes(seed, r.ascii[:end])
 		}
 	} else {
 		end := len(r.cells)
@@ -298,10 +298,10 @@ func (r *row) sum() uint64 {
 			end--
 		}
 		for _, c := range r.cells[:end] {
-			mix(uint64(c))
+			h = (h ^ uint64(c)) * 1099511628211
 		}
 		if len(r.marks) > 0 {
-			mix(uint64(len(r.marks)))
+			h = (h ^ uint64(len(r.marks))) * 1099511628211
 		}
 	}
 	r.hash, r.hashed = h, true

@@ -62,11 +62,11 @@ func (c *Cleaner) screenHash() uint64 {
 		mix(1)
 	}
 	n := len(s.rows)
-	for n > 0 && s.rows[n-1].sum() == emptySum {
+	for n > 0 && s.rows[n-1].sum(c.seed) == emptySum {
 		n--
 	}
 	for _, r := range s.rows[:n] {
-		mix(r.sum())
+		mix(r.sum(c.seed))
 	}
 	return h
 }
