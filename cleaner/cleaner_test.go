@@ -69,6 +69,16 @@ func TestTakeRewrittenRowsReturnAgain(t *testing.T) {
 	}
 }
 
+// TestPromptAfterClear checks a prompt drawn after the screen was cleared
+// is the open end of the text, as a prompt drawn after output is.
+func TestPromptAfterClear(t *testing.T) {
+	c := New(Options{Cols: 80, Rows: 24})
+	write(c, "1\r\n2\r\n3\r\n\x1b[H\x1b[2J$ ")
+	if got := c.Take(false).Text; got != "$" {
+		t.Errorf("got %q", got)
+	}
+}
+
 func TestPending(t *testing.T) {
 	c := New(Options{})
 	if c.Pending() {

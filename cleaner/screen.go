@@ -362,11 +362,12 @@ func (s *screen) eraseDisplay(mode int) {
 	switch mode {
 	case 0:
 		s.eraseLine(0)
-		from = s.cur + 1
+		from, s.reach = s.cur+1, s.cur // nothing is left below the cursor
 	case 1:
 		s.eraseLine(1)
 		to = s.cur
 	case 2:
+		s.reach = s.cur
 	default:
 		return
 	}
