@@ -43,6 +43,8 @@ type Options struct {
 	// between characters, so that no line is held whole. Lines of the
 	// alternate screen, and lines scrolled out of a region that does not
 	// start at the top of the screen, never leave for good: they are gone.
+	// It is called from within Write, Take and Resize, and must not call
+	// the Cleaner.
 	OnCommit func(line string)
 }
 
