@@ -46,10 +46,24 @@ func progressCapture(n int) []byte {
 	return b.Bytes()
 }
 
-func benchClean(b *testing.B, data []byte, chunk int) {
+// wideLog returns about n bytes of lines of 300 to 2000 characters, which
+// wrap on a terminal and leave its screen while still being written.
+func wideLog(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "record %d: %s\r\n", i, bytes.Repeat([]byte("field=value "), 25+i%150))
+	}
+	return b.Bytes()
+}
+
+func benchClean(b *testing.B, data []byte, chunk int) { benchCleanOn(b, data, chunk, 0) }
+
+// benchCleanOn cleans data as a stream on a terminal of cols columns (0:
+// through pipes).
+func benchCleanOn(b *testing.B, data []byte, chunk, cols int) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	opts := Options{Spill: func() (io.Writer, string, error) { return io.Discard, "/dev/null", nil }}
+	opts := Options{Cols: cols, Rows: 48, Spill: func() (io.Writer, string, error) { return io.Discard, "/dev/null", nil }}
 	for b.Loop() {
 		c := New(opts)
 		for p := data; len(p) > 0; {
@@ -66,6 +80,14 @@ func BenchmarkColoredLog(b *testing.B) { benchClean(b, coloredLog(8<<20), 32<<10
 func BenchmarkPlainLog(b *testing.B) { benchClean(b, plainLog(8<<20), 32<<10) }
 
 func BenchmarkProgress(b *testing.B) { benchClean(b, progressCapture(4<<20), 4<<10) }
+
+func BenchmarkColoredLogTerminal(b *testing.B) { benchCleanOn(b, coloredLog(8<<20), 32<<10, 160) }
+
+func BenchmarkPlainLogTerminal(b *testing.B) { benchCleanOn(b, plainLog(8<<20), 32<<10, 160) }
+
+func BenchmarkProgressTerminal(b *testing.B) { benchCleanOn(b, progressCapture(4<<20), 4<<10, 160) }
+
+func BenchmarkWrappedLinesTerminal(b *testing.B) { benchCleanOn(b, wideLog(8<<20), 32<<10, 160) }
 
 func BenchmarkLegacyEncoding(b *testing.B) {
 	data := coloredLog(4 << 20)
@@ -89,5 +111,23 @@ func BenchmarkUTF8Stream(b *testing.B) {
 			u.Decode(p[:n])
 			p = p[n:]
 		}
+	}
+}
+
+// BenchmarkGenerationPerWrite is ColoredLogTerminal with Generation called
+// after every write of 4 KiB, as a caller watching the screen does.
+func BenchmarkGenerationPerWrite(b *testing.B) {
+	data := coloredLog(8 << 20)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c := New(Options{Cols: 160, Rows: 48})
+		for p := data; len(p) > 0; {
+			n := min(4<<10, len(p))
+			c.Write(p[:n])
+			c.Generation()
+			p = p[n:]
+		}
+		c.Take(true)
 	}
 }

@@ -1,6 +1,7 @@
 package cleaner
 
 import (
+	"hash/maphash"
 	"io"
 	"unicode/utf8"
 
@@ -10,30 +11,41 @@ import (
 const (
 	defaultMaxLineChars   = 500
 	defaultMaxStreamChars = 16000
-	defaultCols           = 160
 	defaultRows           = 64
-
-	// spillLineChars caps a line in the full output, and so what a row
-	// stores: a multi-megabyte minified line must not live in memory.
-	spillLineChars = 16384
 )
 
-// Options configure a Cleaner. The zero value is ready to use.
+// Options configure a Cleaner. The zero value is ready to use, for a
+// stream with no terminal.
 type Options struct {
 	MaxLineChars   int    // 0 means 500
 	MaxStreamChars int    // 0 means 16000
 	Encoding       string // "" means UTF-8 (with UTF-16LE BOM sniffing)
-	Cols           int    // terminal width for cursor moves; 0 means 160
-	// Rows is how many of the last lines cursor movement may still rewrite,
-	// normally the terminal height; 0 means 64.
+	// Cols is the width of the terminal the stream is written to; text
+	// wraps at it as on that terminal, and rows joined by wrapping still
+	// come out as one line. 0 means the stream has no terminal (pipes):
+	// nothing wraps, and cursor movement has no right margin to stop at
+	// short of 4096 columns. Any other value is at least 2.
+	Cols int
+	// Rows is the terminal's height: how many of the last lines cursor
+	// movement may still rewrite. 0 means 64.
 	Rows int
 	// Spill is called at most once, the first time anything must be cut. It
 	// returns where the full cleaned text goes and the path to report as
 	// FullOutputPath. The full text is the whole stream as Take(true) would
-	// give it uncut, except that lines are capped at 16384 characters rather
-	// than MaxLineChars; if more than 1 MiB went by before the first cut,
-	// its first line says how many lines were not kept.
+	// give it uncut, every character of every line however long; if more
+	// than 1 MiB went by before the first cut, its first line says how many
+	// lines were not kept.
 	Spill func() (w io.Writer, path string, err error)
+	// OnCommit, if set, is called with each line as it leaves the live
+	// window for good, the text as the spill gets it (without the newline),
+	// so a caller can match a pattern on every line across writes. A line
+	// longer than 64 KiB comes in pieces of at most that many bytes, cut
+	// between characters, so that no line is held whole. Lines of the
+	// alternate screen, and lines scrolled out of a region that does not
+	// start at the top of the screen, never leave for good: they are gone.
+	// It is called from within Write, Take and Resize, and must not call
+	// the Cleaner.
+	OnCommit func(line string)
 }
 
 func (o Options) withDefaults() Options {
@@ -47,7 +59,7 @@ func (o Options) withDefaults() Options {
 	o.MaxLineChars = def(o.MaxLineChars, defaultMaxLineChars, 24)
 	// A line must leave room for the head, the marker and the tail.
 	o.MaxLineChars = min(o.MaxLineChars, max(o.MaxStreamChars/4, 24))
-	o.Cols = def(o.Cols, defaultCols, 1)
+	o.Cols = def(o.Cols, 0, 2)
 	o.Rows = def(o.Rows, defaultRows, 1)
 	return o
 }
@@ -69,9 +81,10 @@ type Chunk struct {
 type Cleaner struct {
 	opts   Options
 	parser *ansi.Parser
-	scr    screen
+	term   terminal
 	win    window
 	sink   sink
+	part   partial // a line whose first rows were committed
 
 	xf      *xform // legacy code page or UTF-16 decoding; nil for UTF-8
 	pend    [utf8.UTFMax]byte
@@ -79,9 +92,14 @@ type Cleaner struct {
 	started bool // the BOM check is done
 	strLen  int  // bytes inside the current OSC, DCS, APC, PM or SOS string
 
-	committed int    // rows committed so far, for line numbers
-	lastText  string // the last committed row, for LastLine
+	committed int    // lines committed so far, for line numbers
+	lastText  string // the last committed line, capped, for LastLine
 	buf       []byte // scratch for rendering rows
+	lbuf      []byte // scratch for rendering lines of text
+
+	seed     maphash.Seed
+	gen      uint64 // what Generation returns
+	lastHash uint64 // the screen's hash when gen last changed
 
 	errPending error // spill failure not yet reported by Take
 	errWrite   error // spill failure during the current Write
@@ -93,7 +111,9 @@ func New(opts Options) *Cleaner {
 	c := &Cleaner{opts: o, win: newWindow(o.MaxStreamChars)}
 	c.parser = c.newParser()
 	c.sink.open = o.Spill
-	c.scr.init(o.Cols, o.Rows, max(spillLineChars, o.MaxLineChars), c.commitRow)
+	c.term.init(o.Cols, o.Rows, c.commitRow)
+	c.seed = maphash.MakeSeed()
+	c.lastHash = c.screenHash()
 	if e, err := lookupEncoding(o.Encoding); err == nil && e != nil {
 		c.xf = newXform(e.NewDecoder())
 		c.started = true
@@ -185,160 +205,4 @@ func (c *Cleaner) joinPending(p []byte, eof bool) []byte {
 		c.npend = 0
 	}
 	return p
-}
-
-// render returns a row's text and its length in characters.
-func (c *Cleaner) render(r *row) (string, int) {
-	var chars int
-	c.buf, chars = r.appendText(c.buf[:0])
-	return string(c.buf), chars
-}
-
-// commitRow takes a row leaving the live window: it goes to the full
-// output, and to the window unless a Take already returned it as it is.
-func (c *Cleaner) commitRow(r *row) { c.commitText(r, true) }
-
-func (c *Cleaner) commitText(r *row, terminated bool) bool {
-	c.committed++
-	text, chars := c.render(r)
-	c.keep(text, r.over, terminated)
-	c.lastText = text
-	if r.sent && (!r.dirty || r.sentText == text) || !terminated && text == "" {
-		return false
-	}
-	c.emit(text, chars, r.over, c.committed)
-	return true
-}
-
-// emit adds a line to the window, capped in length.
-func (c *Cleaner) emit(text string, chars, extra, num int) {
-	t, n, cut := capLine(text, chars, extra, c.opts.MaxLineChars)
-	c.win.add(t, n, num)
-	if cut {
-		c.win.truncated = true
-	}
-	if c.win.truncated && !c.sink.tried {
-		c.openSpill()
-	}
-}
-
-// Take returns the cleaned text produced since the previous Take (a
-// window), capped. With final false it includes the live rows, the partial
-// last line too; a row returned before and rewritten since is returned
-// again as it now reads. With final true the stream has ended: everything
-// is flushed and the Cleaner starts afresh.
-func (c *Cleaner) Take(final bool) Chunk {
-	openEnd := false
-	if final {
-		openEnd = c.finish()
-	} else {
-		openEnd = c.sendLive()
-	}
-	text := c.win.render(c.sink.path, openEnd)
-	ch := Chunk{
-		Text:         text,
-		Truncated:    c.win.truncated,
-		OmittedLines: c.win.omitLines,
-		OmittedChars: c.win.omitChars,
-	}
-	c.flushSpill()
-	ch.FullOutputPath = c.sink.path
-	ch.Err, c.errPending = c.errPending, nil
-	c.win.reset()
-	return ch
-}
-
-// sendLive adds the live rows a Take has not returned as they now read.
-// It reports whether the window ends with an open line.
-func (c *Cleaner) sendLive() bool {
-	last, open := c.liveExtent()
-	ends := false
-	for i, r := range c.scr.rows[:last+1] {
-		text, chars, changed := c.liveText(r, open && i == last)
-		if !changed {
-			continue
-		}
-		c.emit(text, chars, r.over, c.committed+i+1)
-		r.sent, r.sentText, r.dirty = true, text, false
-		ends = open && i == last
-	}
-	return ends
-}
-
-// liveExtent returns the last live row worth showing and whether it is
-// open: the bottom row, which no newline has ended yet, or the cursor's
-// empty row. Rows above it are each followed by a newline.
-func (c *Cleaner) liveExtent() (int, bool) {
-	last := c.scr.extent()
-	return last, last == len(c.scr.rows)-1 || c.scr.rows[last].empty()
-}
-
-// liveText renders a live row and reports whether a Take should return it.
-// An open row is left out while empty: it is only where the cursor waits.
-func (c *Cleaner) liveText(r *row, open bool) (string, int, bool) {
-	if r.sent && !r.dirty {
-		return "", 0, false
-	}
-	text, chars := c.render(r)
-	switch {
-	case r.sent && r.sentText == text:
-		r.dirty = false
-		return "", 0, false
-	case open && !r.sent && text == "":
-		return "", 0, false
-	}
-	return text, chars, true
-}
-
-// finish ends the stream: pending bytes are decoded, an unfinished escape
-// sequence is dropped, and the live rows are committed.
-func (c *Cleaner) finish() bool {
-	if c.xf != nil {
-		c.xf.run(nil, true, c.feedValid)
-	} else {
-		c.feedUTF8(nil, true)
-	}
-	c.parser.Reset()
-	last, open := c.liveExtent()
-	ends := false
-	for i, r := range c.scr.rows[:last+1] {
-		emitted := c.commitText(r, !open || i < last)
-		ends = emitted && open && i == last
-	}
-	for _, r := range c.scr.rows {
-		c.scr.recycle(r)
-	}
-	c.scr.init(c.opts.Cols, c.opts.Rows, c.scr.maxCells, c.commitRow)
-	return ends
-}
-
-// Pending reports whether Write has produced text that Take has not
-// returned yet.
-func (c *Cleaner) Pending() bool {
-	if !c.win.empty() {
-		return true
-	}
-	last, open := c.liveExtent()
-	for i, r := range c.scr.rows[:last+1] {
-		if _, _, changed := c.liveText(r, open && i == last); changed {
-			return true
-		}
-	}
-	return false
-}
-
-// LastLine returns the cursor's line, trailing spaces trimmed, or the line
-// above when the cursor's line is empty: the prompt a program waits at.
-func (c *Cleaner) LastLine() string {
-	for i := c.scr.cur; i >= 0; i-- {
-		text, chars := c.render(c.scr.rows[i])
-		if text != "" {
-			t, _, _ := capLine(text, chars, c.scr.rows[i].over, c.opts.MaxLineChars)
-			return t
-		}
-		if i < c.scr.cur {
-			return ""
-		}
-	}
-	return c.lastText
 }

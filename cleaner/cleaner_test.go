@@ -69,6 +69,16 @@ func TestTakeRewrittenRowsReturnAgain(t *testing.T) {
 	}
 }
 
+// TestPromptAfterClear checks a prompt drawn after the screen was cleared
+// is the open end of the text, as a prompt drawn after output is.
+func TestPromptAfterClear(t *testing.T) {
+	c := New(Options{Cols: 80, Rows: 24})
+	write(c, "1\r\n2\r\n3\r\n\x1b[H\x1b[2J$ ")
+	if got := c.Take(false).Text; got != "$" {
+		t.Errorf("got %q", got)
+	}
+}
+
 func TestPending(t *testing.T) {
 	c := New(Options{})
 	if c.Pending() {
@@ -410,23 +420,29 @@ func TestRunawayString(t *testing.T) {
 	}
 }
 
-// TestHugeLine checks a line longer than a row stores: the window gets the
-// usual cap, the spill the first spillLineChars characters and the count.
+// TestHugeLine checks a line longer than the live window holds: the
+// window gets the usual cap, the spill every character.
 func TestHugeLine(t *testing.T) {
-	sp := &memSpill{}
-	raw := strings.Repeat("abcd", 10000) + "\nnext\n"
-	got := Clean([]byte(raw), Options{Spill: sp.open})
-	want := strings.Repeat("abcd", 1000)[:484] + "...[39516 chars]\nnext\n"
-	if got.Text != want {
-		t.Errorf("got %q", got.Text)
+	for _, cols := range []int{0, 160} {
+		sp := &memSpill{}
+		raw := strings.Repeat("abcd", 10000) + "\nnext\n"
+		got := Clean([]byte(raw), Options{Spill: sp.open, Cols: cols})
+		want := strings.Repeat("abcd", 1000)[:484] + "...[39516 chars]\nnext\n"
+		if got.Text != want {
+			t.Errorf("cols %d: got %q", cols, got.Text)
+		}
+		if sp.buf.String() != raw {
+			t.Errorf("cols %d: spill has %d bytes, want %d", cols, sp.buf.Len(), len(raw))
+		}
 	}
-	wantSpill := strings.Repeat("abcd", 4096) + "...[23616 chars]\nnext\n"
-	if sp.buf.String() != wantSpill {
-		t.Errorf("spill has %d bytes: %q...", sp.buf.Len(), sp.buf.String()[sp.buf.Len()-40:])
+	// A carriage return goes back to the start of the last row, as on a
+	// terminal; without one, to the start of the last 4096 columns.
+	got := Clean([]byte(strings.Repeat("x", 20000)+"\r\x1b[Kshort\n"), Options{Cols: 160, MaxLineChars: 100000, MaxStreamChars: 1 << 20})
+	if want := strings.Repeat("x", 19840) + "short\n"; got.Text != want {
+		t.Errorf("after erase: %d chars", len(got.Text))
 	}
-	// Erasing the end of such a line forgets what was past the storage.
-	got = Clean([]byte(strings.Repeat("x", 20000)+"\r\x1b[Kshort\n"), Options{})
-	if got.Text != "short\n" {
-		t.Errorf("after erase: %q", got.Text)
+	got = Clean([]byte(strings.Repeat("x", 20000)+"\r\x1b[Kshort\n"), Options{MaxLineChars: 100000, MaxStreamChars: 1 << 20})
+	if want := strings.Repeat("x", 4*4096) + "short\n"; got.Text != want {
+		t.Errorf("after erase, no terminal: %d chars", len(got.Text))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -97,14 +98,20 @@ func readGolden(t testing.TB, file string) *archive {
 }
 
 // TestGolden cleans real captures and compares with hand-checked text.
-// An optional "options" section sets MaxLineChars, MaxStreamChars, Rows.
+// An optional "options" section sets MaxLineChars, MaxStreamChars, Cols
+// and Rows; the captures were made on a terminal, so Cols is 160 unless
+// set (Cols=0 for a capture read through pipes).
 func TestGolden(t *testing.T) {
 	for _, file := range goldenFiles(t) {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			a := readGolden(t, file)
 			opts := goldenOptions(t, a.data["options"])
-			got := Clean(a.data["raw"], opts).Text
+			resize := goldenResize(t, a.data["options"])
+			c := New(opts)
+			writeResizing(c, a.data["raw"], len(a.data["raw"]), resize)
+			checkScreen(t, c.Screen(), a)
+			got := c.Take(true).Text
 			if *update {
 				if _, ok := a.data["want"]; !ok {
 					a.names = append(a.names, "want")
@@ -123,7 +130,9 @@ func TestGolden(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
 			for _, size := range []int{1, 7, 64} {
-				if chunked := cleanChunked(a.data["raw"], opts, size); chunked != got {
+				c := New(opts)
+				writeResizing(c, a.data["raw"], size, resize)
+				if chunked := c.Take(true).Text; chunked != got {
 					t.Errorf("in chunks of %d: got\n%s", size, chunked)
 				}
 			}
@@ -131,17 +140,80 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// checkScreen compares the screen at the end of a capture with the screen
+// and cursor sections, which hold what a terminal showed (see
+// tmuxcheck.py): rows with trailing spaces and trailing empty rows trimmed,
+// and "row col alt=0|1".
+func checkScreen(t *testing.T, sc Screen, a *archive) {
+	t.Helper()
+	want, ok := a.data["screen"]
+	if !ok {
+		return
+	}
+	lines := slices.Clone(sc.Lines)
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if got := strings.Join(lines, "\n"); got != strings.TrimRight(string(want), "\n") {
+		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
+	}
+	alt := 0
+	if sc.AltScreen {
+		alt = 1
+	}
+	cursor := fmt.Sprintf("%d %d alt=%d", sc.CursorRow, sc.CursorCol, alt)
+	if want := strings.TrimSpace(string(a.data["cursor"])); cursor != want {
+		t.Errorf("cursor %q, want %q", cursor, want)
+	}
+}
+
+// resizeAt is a golden's Resize=OFFSET:COLS:ROWS option: the terminal
+// was resized after the first OFFSET bytes of the capture.
+type resizeAt struct{ offset, cols, rows int }
+
+func goldenResize(t *testing.T, b []byte) *resizeAt {
+	for _, line := range strings.Fields(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Resize="); ok {
+			var r resizeAt
+			if _, err := fmt.Sscanf(v, "%d:%d:%d", &r.offset, &r.cols, &r.rows); err != nil {
+				t.Fatalf("option %q: %v", line, err)
+			}
+			return &r
+		}
+	}
+	return nil
+}
+
+// writeResizing writes raw in chunks of size, resizing where the golden
+// says.
+func writeResizing(c *Cleaner, raw []byte, size int, r *resizeAt) {
+	for i := 0; i < len(raw); {
+		n := min(size, len(raw)-i)
+		if r != nil && i < r.offset && i+n > r.offset {
+			n = r.offset - i
+		}
+		c.Write(raw[i : i+n])
+		i += n
+		if r != nil && i == r.offset {
+			c.Resize(r.cols, r.rows)
+		}
+	}
+}
+
 func goldenOptions(t *testing.T, b []byte) Options {
-	var o Options
+	o := Options{Cols: 160}
 	for _, line := range strings.Fields(string(b)) {
 		var err error
 		switch k, v, _ := strings.Cut(line, "="); k {
+		case "Resize":
 		case "MaxLineChars":
 			_, err = fmt.Sscan(v, &o.MaxLineChars)
 		case "MaxStreamChars":
 			_, err = fmt.Sscan(v, &o.MaxStreamChars)
 		case "Rows":
 			_, err = fmt.Sscan(v, &o.Rows)
+		case "Cols":
+			_, err = fmt.Sscan(v, &o.Cols)
 		default:
 			t.Fatalf("unknown option %q", line)
 		}

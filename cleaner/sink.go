@@ -12,7 +12,8 @@ const historyBytes = 1 << 20
 
 // sink is the full cleaned output: held in memory (bounded) until the
 // first cut, then written through to the caller's spill writer. Lines in
-// it are capped at spillLineChars rather than MaxLineChars.
+// it are whole, however long: a long line comes in pieces as its rows are
+// committed, and is written through as it comes.
 type sink struct {
 	open  func() (io.Writer, string, error)
 	tried bool
@@ -25,30 +26,27 @@ type sink struct {
 	dropped   int // lines that fell out of history
 }
 
-// histLine is a committed row waiting in memory for a possible spill.
+// histLine is committed text waiting in memory for a possible spill: a
+// line, or a piece of one when terminated is false.
 type histLine struct {
 	text       string
-	over       int // characters past the row's storage, for the cut marker
 	terminated bool
 }
 
-// keep adds a committed row to the full output.
-func (c *Cleaner) keep(text string, over int, terminated bool) {
+// keep adds committed text to the full output.
+func (c *Cleaner) keep(text string, terminated bool) {
 	s := &c.sink
 	switch {
 	case s.w != nil:
-		c.spillLine(histLine{text, over, terminated})
+		c.spillLine(histLine{text, terminated})
 		return
 	case s.tried:
 		return // no spill will ever take it
 	}
-	s.history = append(s.history, histLine{text, over, terminated})
+	s.history = append(s.history, histLine{text, terminated})
 	s.histBytes += len(text) + 32
 	for s.histBytes > historyBytes && s.histStart < len(s.history) {
-		s.histBytes -= len(s.history[s.histStart].text) + 32
-		s.history[s.histStart] = histLine{}
-		s.histStart++
-		s.dropped++
+		c.dropLine()
 	}
 	if s.histStart > 1024 && s.histStart > len(s.history)/2 {
 		s.history = s.history[:copy(s.history, s.history[s.histStart:])]
@@ -56,11 +54,23 @@ func (c *Cleaner) keep(text string, over int, terminated bool) {
 	}
 }
 
+// dropLine lets the oldest line of the history go, all its pieces.
+func (c *Cleaner) dropLine() {
+	s := &c.sink
+	for s.histStart < len(s.history) {
+		l := s.history[s.histStart]
+		s.histBytes -= len(l.text) + 32
+		s.history[s.histStart] = histLine{}
+		s.histStart++
+		if l.terminated {
+			break
+		}
+	}
+	s.dropped++
+}
+
 func (c *Cleaner) spillLine(l histLine) {
 	c.spillWrite(l.text)
-	if l.over > 0 {
-		c.spillWrite(cutMarker(l.over))
-	}
 	if l.terminated {
 		c.spillWrite("\n")
 	}

@@ -19,7 +19,7 @@ func (c *Cleaner) newParser() *ansi.Parser {
 	p.SetParamsSize(parser.MaxParamsSize)
 	p.SetDataSize(64)
 	p.SetHandler(ansi.Handler{
-		Print:     func(r rune) { c.scr.put(r) },
+		Print:     c.print,
 		Execute:   c.execute,
 		HandleCsi: c.csi,
 		HandleEsc: c.esc,
@@ -63,7 +63,8 @@ func (c *Cleaner) ground(p []byte, i int, eof bool) int {
 		j++
 	}
 	if j > i {
-		c.scr.writeASCII(p[i:j])
+		c.term.scr.writeASCII(p[i:j])
+		c.term.last = rune(p[j-1])
 		return j
 	}
 	switch b := p[i]; {
@@ -73,9 +74,9 @@ func (c *Cleaner) ground(p []byte, i int, eof bool) int {
 		}
 		c.advance(b)
 	case b == '\n':
-		c.scr.lineFeed(false)
+		c.term.scr.lineFeed()
 	case b == '\r':
-		c.scr.col = 0
+		c.term.scr.carriageReturn()
 	case b < utf8.RuneSelf:
 		c.advance(b)
 	default:
@@ -168,7 +169,7 @@ func (c *Cleaner) rune(r rune) {
 	}
 	switch st := c.parser.State(); {
 	case st == parser.GroundState:
-		c.scr.put(r)
+		c.print(r)
 	case inString(st):
 		if c.strLen += utf8.RuneLen(r); c.strLen >= maxStringBytes {
 			c.parser.Reset()
@@ -176,21 +177,30 @@ func (c *Cleaner) rune(r rune) {
 	}
 }
 
+// print puts a printable character and remembers it for REP.
+func (c *Cleaner) print(r rune) {
+	c.term.scr.put(r)
+	c.term.last = r
+}
+
 func (c *Cleaner) execute(b byte) {
-	s := &c.scr
+	s := c.term.scr
 	switch b {
 	case '\b':
 		s.back(1)
 	case '\t':
 		s.tab()
 	case '\n', '\v', '\f', 0x85: // 0x85 is NEL
-		s.lineFeed(false)
+		s.lineFeed()
 	case '\r':
-		s.col = 0
+		s.carriageReturn()
 	case 0x84: // IND
-		s.lineFeed(true)
+		s.wrapNext = false
+		s.index()
+	case 0x88: // HTS
+		s.setTab()
 	case 0x8d: // RI
-		s.up(1)
+		s.reverseIndex()
 	}
 }
 
@@ -198,22 +208,23 @@ func (c *Cleaner) esc(cmd ansi.Cmd) {
 	if cmd.Intermediate() != 0 {
 		return // charset designations and the like
 	}
-	s := &c.scr
+	s := c.term.scr
 	switch cmd.Final() {
 	case '7':
 		s.save()
 	case '8':
 		s.restore()
 	case 'D':
-		s.lineFeed(true)
+		s.wrapNext = false
+		s.index()
 	case 'E':
-		s.lineFeed(false)
+		s.lineFeed()
+	case 'H':
+		s.setTab()
 	case 'M':
-		s.up(1)
+		s.reverseIndex()
 	case 'c':
-		s.eraseDisplay(2)
-		s.toRow(0)
-		s.col = 0
+		c.term.reset()
 	}
 }
 
@@ -225,18 +236,33 @@ func count(params ansi.Params, i int) int {
 }
 
 func (c *Cleaner) csi(cmd ansi.Cmd, params ansi.Params) {
-	if cmd.Prefix() != 0 || cmd.Intermediate() != 0 {
-		return // private modes, keyboard protocols: nothing visible
+	switch {
+	case cmd.Prefix() == '?' && cmd.Intermediate() == 0:
+		c.privateMode(cmd.Final(), params)
+	case cmd.Prefix() == 0 && cmd.Intermediate() == '!' && cmd.Final() == 'p':
+		c.term.softReset()
+	case cmd.Prefix() != 0 || cmd.Intermediate() != 0:
+		// keyboard protocols, queries: nothing visible
+	case c.csiMove(cmd.Final(), params):
+	default:
+		c.csiEdit(cmd.Final(), params)
 	}
-	if c.csiMove(cmd.Final(), params) {
+}
+
+// privateMode applies DEC private modes (CSI ? Pm h / l).
+func (c *Cleaner) privateMode(final byte, params ansi.Params) {
+	if final != 'h' && final != 'l' {
 		return
 	}
-	c.csiEdit(cmd.Final(), params)
+	for i := range params {
+		v, _, _ := params.Param(i, 0)
+		c.term.setMode(v, final == 'h')
+	}
 }
 
 // csiMove applies cursor movement and reports whether final was one.
 func (c *Cleaner) csiMove(final byte, params ansi.Params) bool {
-	s, n := &c.scr, count(params, 0)
+	s, n := c.term.scr, count(params, 0)
 	switch final {
 	case 'A':
 		s.up(n)
@@ -248,38 +274,36 @@ func (c *Cleaner) csiMove(final byte, params ansi.Params) bool {
 		s.back(n)
 	case 'E':
 		s.down(n)
-		s.col = 0
+		s.carriageReturn()
 	case 'F':
 		s.up(n)
-		s.col = 0
+		s.carriageReturn()
 	case 'G', '`':
 		s.toCol(n - 1)
 	case 'd':
-		s.toRow(n - 1)
+		s.moveTo(n-1, s.col)
 	case 'H', 'f':
-		s.toRow(n - 1)
-		s.toCol(count(params, 1) - 1)
+		s.moveTo(n-1, count(params, 1)-1)
 	case 'I':
-		for range min(n, 64) {
+		for range min(n, s.cols) {
 			s.tab()
 		}
 	case 'Z':
-		s.col = max((s.col-1)/8*8, 0)
+		for range min(n, s.cols) {
+			s.backTab()
+		}
 	default:
 		return false
 	}
 	return true
 }
 
-// csiEdit applies erasing, insertion and cursor saving.
+// csiEdit applies erasing, insertion, scrolling, margins and cursor saving.
 func (c *Cleaner) csiEdit(final byte, params ansi.Params) {
-	s, n := &c.scr, count(params, 0)
+	s, n := c.term.scr, count(params, 0)
 	mode, _, _ := params.Param(0, 0)
 	switch final {
 	case 'J':
-		if mode == 3 {
-			mode = 2
-		}
 		s.eraseDisplay(mode)
 	case 'K':
 		s.eraseLine(mode)
@@ -293,6 +317,23 @@ func (c *Cleaner) csiEdit(final byte, params ansi.Params) {
 		s.insertLines(n)
 	case 'M':
 		s.deleteLines(n)
+	case 'S':
+		s.scrollUp(n)
+	case 'T':
+		if len(params) <= 1 {
+			s.scrollDown(n)
+		}
+	case 'b':
+		c.repeat(n)
+	case 'g':
+		s.clearTabs(mode)
+	case 'r':
+		bot, _, _ := params.Param(1, 0)
+		c.term.setMargins(mode, bot)
+	case 'h', 'l':
+		if mode == 4 {
+			c.term.m.insert = final == 'h'
+		}
 	case 's':
 		if len(params) == 0 {
 			s.save()
@@ -301,5 +342,16 @@ func (c *Cleaner) csiEdit(final byte, params ansi.Params) {
 		if len(params) == 0 {
 			s.restore()
 		}
+	}
+}
+
+// repeat prints the last character n more times (REP), which ncurses uses
+// for runs of one character.
+func (c *Cleaner) repeat(n int) {
+	if c.term.last == 0 {
+		return
+	}
+	for range min(n, c.term.width()*c.term.main.height) {
+		c.term.scr.put(c.term.last)
 	}
 }
