@@ -1,0 +1,53 @@
+package platform
+
+import (
+	"os"
+	"strconv"
+)
+
+// ListeningPorts returns the TCP ports the command's tree listens on
+// (grandchildren and daemons that left its session included), sorted. It
+// reads /proc only when asked.
+func (p *Process) ListeningPorts() []int {
+	inodes := map[uint64]bool{}
+	for _, pid := range treeMembers(p.Pid, p.sys.tag) {
+		socketsOf(pid, inodes)
+	}
+	if len(inodes) == 0 {
+		return nil
+	}
+	var ports []int
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		for inode, port := range listeningSockets(table) {
+			if inodes[inode] {
+				ports = append(ports, port)
+			}
+		}
+	}
+	return sortedPorts(ports)
+}
+
+// socketsOf adds the inodes of the sockets pid has open.
+func socketsOf(pid int, into map[uint64]bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if link, err := os.Readlink(dir + e.Name()); err == nil {
+			if n, ok := socketInode(link); ok {
+				into[n] = true
+			}
+		}
+	}
+}
+
+func listeningSockets(table string) map[uint64]int {
+	f, err := os.Open(table)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return parseProcNetTCP(f)
+}
