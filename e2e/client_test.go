@@ -289,6 +289,8 @@ type result struct {
 		Text   string `json:"text"`
 		Secret bool   `json:"secret"`
 	} `json:"prompt"`
+	Ready *bool `json:"ready"`
+	Ports []int `json:"ports"`
 }
 
 // run calls a method that answers in a result shape, failing on an error.

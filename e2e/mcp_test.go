@@ -253,3 +253,32 @@ func TestMCPCancelEndsTheWaitNotTheSession(t *testing.T) {
 	h.call(map[string]any{"session_id": id, "kill": true})
 	noneLeft(t, m)
 }
+
+func TestMCPReadyAndPorts(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{})
+	res := h.call(map[string]any{"command": "python3 -u -m http.server 0 --bind 127.0.0.1",
+		"background": true, "ready_pattern": `Serving HTTP on \S+ port \d+`})
+	r := structured(t, res)
+	require.True(t, r.Ready != nil && *r.Ready, text(res))
+	require.Len(t, r.Ports, 1, text(res))
+	assert.Contains(t, text(res), fmt.Sprintf("session %s running in the background, ready, ports %d", r.SessionID, r.Ports[0]))
+	h.call(map[string]any{"session_id": r.SessionID, "kill": true})
+}
+
+func TestMCPScreen(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{})
+	res := h.call(map[string]any{"command": `printf '\033[?1049h\033[H\033[2JTOP LINE\033[5;3Hfifth'; sleep 30`,
+		"background": true, "yield_ms": 0})
+	id := structured(t, res).SessionID
+	h.call(map[string]any{"session_id": id, "until": "stable", "stable_ms": 300})
+	res = h.call(map[string]any{"session_id": id, "screen": true})
+	assert.False(t, res.IsError, text(res))
+	assert.Contains(t, text(res), "TOP LINE\n")
+	assert.Contains(t, text(res), "\n  fifth\n")
+	assert.Contains(t, text(res), "full-screen program, 160x48, cursor at row 4, column 7")
+	data, _ := json.Marshal(res.StructuredContent)
+	assert.Contains(t, string(data), `"altScreen":true`)
+	h.call(map[string]any{"session_id": id, "kill": true})
+}

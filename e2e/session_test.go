@@ -95,7 +95,7 @@ func TestBackgroundServer(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		port := freePort(t)
 		cmd := fmt.Sprintf("python3 -u -m http.server --bind 127.0.0.1 %d", port)
-		r := c.exec(map[string]any{"command": cmd, "background": true})
+		r := c.exec(map[string]any{"command": cmd, "background": true, "readyPattern": "Serving HTTP"})
 		require.Equal(t, "background", r.State, "%+v", r)
 		id := r.SessionID
 		assert.Contains(t, r.Output, "Serving HTTP")

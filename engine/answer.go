@@ -29,6 +29,23 @@ type Alive struct {
 	Truncated      bool            `json:"truncated,omitempty"`
 	FullOutputPath *string         `json:"fullOutputPath,omitempty"`
 	Prompt         *session.Prompt `json:"prompt,omitempty"`
+	Ready          *bool           `json:"ready,omitempty"`
+	Ports          []int           `json:"ports,omitempty"`
+}
+
+// Screen is session/screen's answer: rows and columns count from 0.
+type Screen struct {
+	Cols      int      `json:"cols"`
+	Rows      int      `json:"rows"`
+	Lines     []string `json:"lines"`
+	Cursor    Cursor   `json:"cursor"`
+	AltScreen bool     `json:"altScreen"`
+}
+
+// Cursor is where the cursor stands on a Screen.
+type Cursor struct {
+	Row int `json:"row"`
+	Col int `json:"col"`
 }
 
 // Exited is the session/exited event.
@@ -48,7 +65,8 @@ func Answer(r session.Result) any {
 		return finished(r)
 	}
 	return Alive{SessionID: r.ID, Pid: r.Pid, State: r.State, Output: r.Output, Stderr: r.Stderr,
-		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Prompt: r.Prompt}
+		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Prompt: r.Prompt,
+		Ready: r.Ready, Ports: r.Ports}
 }
 
 func finished(r session.Result) Finished {
@@ -73,6 +91,7 @@ type Row struct {
 	State     session.State `json:"state"`
 	StartedAt string        `json:"startedAt"`
 	ExitCode  *int          `json:"exitCode,omitempty"`
+	Ports     []int         `json:"ports,omitempty"`
 }
 
 // Rows is session/list's answer for the given sessions.
@@ -80,7 +99,7 @@ func Rows(list []session.Info) []Row {
 	rows := make([]Row, 0, len(list))
 	for _, in := range list {
 		r := Row{SessionID: in.ID, Pid: in.Pid, Command: in.Command, Cwd: in.Cwd, State: in.State,
-			StartedAt: in.StartedAt.UTC().Format(time.RFC3339Nano)}
+			StartedAt: in.StartedAt.UTC().Format(time.RFC3339Nano), Ports: in.Ports}
 		if in.Exit != nil {
 			code := in.Exit.Code
 			r.ExitCode = &code

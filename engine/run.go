@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"time"
 
@@ -22,6 +23,11 @@ type RunParams struct {
 	Stdin      *string            `json:"stdin"`
 	Cols       int                `json:"cols"`
 	Rows       int                `json:"rows"`
+	// ReadyPattern (RE2) and ReadyPort make a background command answer
+	// as soon as it is ready: a line of its output matches, or the port
+	// accepts connections on loopback. Its yield then defaults to 30 s.
+	ReadyPattern string `json:"readyPattern"`
+	ReadyPort    int    `json:"readyPort"`
 }
 
 // Run judges a command, asks the host when it must, starts it and returns
@@ -43,7 +49,8 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 	// An explicit yieldMs of 0 answers at once; no yieldMs on a
 	// foreground command waits for its end or a prompt.
 	now := p.YieldMs != nil && *p.YieldMs == 0
-	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now, Done: ctx.Done()}), nil
+	ready := spec.ReadyPattern != nil || spec.ReadyPort > 0
+	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now, UntilReady: ready, Done: ctx.Done()}), nil
 }
 
 func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
@@ -71,6 +78,10 @@ func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 	if p.Stdin != nil {
 		spec.Stdin = []byte(*p.Stdin)
 	}
+	spec.ReadyPort = p.ReadyPort
+	if p.ReadyPattern != "" {
+		spec.ReadyPattern = regexp.MustCompile(p.ReadyPattern) // checked by checkRun
+	}
 	return spec, e.yield(p), nil
 }
 
@@ -94,7 +105,28 @@ func checkRun(p *RunParams) error {
 	if err := checkRange("yieldMs", p.YieldMs); err != nil {
 		return err
 	}
+	if err := checkReady(p); err != nil {
+		return err
+	}
 	return checkSize(&p.Cols, &p.Rows)
+}
+
+// checkReady refuses a ready pattern that is not RE2, a port out of range,
+// and either on a command not run in the background.
+func checkReady(p *RunParams) error {
+	if p.ReadyPattern == "" && p.ReadyPort == 0 {
+		return nil
+	}
+	if !p.Background {
+		return errParams(`fields "readyPattern" and "readyPort" need "background": true`)
+	}
+	if _, err := regexp.Compile(p.ReadyPattern); err != nil {
+		return errParams(`field "readyPattern" is not a valid regular expression: %v`, err)
+	}
+	if p.ReadyPort < 0 || p.ReadyPort > 65535 {
+		return errParams(`field "readyPort" must be between 1 and 65535`)
+	}
+	return nil
 }
 
 func oneOf(field, v string, allowed ...string) error {
@@ -152,10 +184,16 @@ func (e *Engine) yield(p RunParams) time.Duration {
 	switch {
 	case p.YieldMs != nil:
 		return ms(*p.YieldMs)
+	case p.ReadyPattern != "" || p.ReadyPort > 0:
+		return readyYield
 	case p.Background:
 		return ms(int64(e.opts.Config.Limits.BackgroundYieldMs))
 	}
 	return 0
 }
+
+// readyYield is how long a command with a ready pattern or port may take
+// to be ready before the answer says it is not.
+const readyYield = 30 * time.Second
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -44,24 +44,40 @@ func (e *Engine) Write(ctx context.Context, p WriteParams) (session.Result, erro
 // ReadParams ask a session for its news (session/read).
 type ReadParams struct {
 	SessionID string `json:"sessionId"`
-	YieldMs   *int64 `json:"yieldMs"` // long-poll; absent: a plain poll
-	Until     string `json:"until"`   // "", "exit"
+	YieldMs   *int64 `json:"yieldMs"`  // long-poll; absent: a plain poll
+	Until     string `json:"until"`    // "", "exit", "stable"
+	StableMs  *int64 `json:"stableMs"` // until "stable": how long unchanged (1000)
 }
+
+// defaultStable is how long the screen must stay unchanged for until
+// "stable" when the host does not say.
+const defaultStable = time.Second
 
 // Read answers with a session's news: at once, at its next output, or at
 // the event Until names, whichever the params ask for.
 func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error) {
-	if p.Until != "" && p.Until != "exit" {
-		return session.Result{}, errParams(`field "until" must be "exit"`)
+	if err := oneOf("until", p.Until, "exit", "stable"); err != nil {
+		return session.Result{}, err
 	}
 	if err := checkRange("yieldMs", p.YieldMs); err != nil {
+		return session.Result{}, err
+	}
+	if err := checkRange("stableMs", p.StableMs); err != nil {
 		return session.Result{}, err
 	}
 	sess, err := e.session(p.SessionID)
 	if err != nil {
 		return session.Result{}, err
 	}
-	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until == "exit", Done: ctx.Done()}
+	// Until stable, a prompt does not end the wait either: a full-screen
+	// program always waits for keys.
+	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until != "", Done: ctx.Done()}
+	if p.Until == "stable" {
+		o.Stable = defaultStable
+		if p.StableMs != nil {
+			o.Stable = ms(*p.StableMs)
+		}
+	}
 	switch {
 	case p.YieldMs != nil && *p.YieldMs > 0:
 		o.Yield = ms(*p.YieldMs)
@@ -114,6 +130,20 @@ func (e *Engine) Resize(id string, cols, rows int) error {
 		return err
 	}
 	return sess.Resize(cols, rows)
+}
+
+// Screen is the terminal of a live session as a person would see it now.
+func (e *Engine) Screen(id string) (Screen, error) {
+	sess, err := e.session(id)
+	if err != nil {
+		return Screen{}, err
+	}
+	sc, err := sess.Screen()
+	if err != nil {
+		return Screen{}, err
+	}
+	return Screen{Cols: sc.Cols, Rows: sc.Rows, Lines: sc.Lines,
+		Cursor: Cursor{Row: sc.CursorRow, Col: sc.CursorCol}, AltScreen: sc.AltScreen}, nil
 }
 
 func (e *Engine) session(id string) (*session.Session, error) {

@@ -106,18 +106,26 @@ func (f *front) dispatch(ctx context.Context, a Args) (any, string, error) {
 		return f.answer(f.eng.Run(ctx, runParams(a)))
 	case a.SessionID == "":
 		return nil, "", errUsage
+	case a.Screen:
+		sc, err := f.eng.Screen(a.SessionID)
+		if err != nil {
+			return nil, "", err
+		}
+		return sc, screenText(a.SessionID, sc), nil
 	case a.Kill:
 		return f.answer(f.eng.Kill(ctx, engine.KillParams{SessionID: a.SessionID, Signal: a.Signal}))
 	case a.Input != nil && *a.Input != "":
 		return f.answer(f.eng.Write(ctx, engine.WriteParams{SessionID: a.SessionID, Input: *a.Input,
 			Secret: a.Secret, YieldMs: a.YieldMs}))
 	}
-	return f.answer(f.eng.Read(ctx, engine.ReadParams{SessionID: a.SessionID, YieldMs: a.YieldMs, Until: a.Until}))
+	return f.answer(f.eng.Read(ctx, engine.ReadParams{SessionID: a.SessionID, YieldMs: a.YieldMs,
+		Until: a.Until, StableMs: a.StableMs}))
 }
 
 func runParams(a Args) engine.RunParams {
 	return engine.RunParams{Command: a.Command, Cwd: a.Cwd, Env: a.Env, Mode: a.Mode,
-		Background: a.Background, TimeoutMs: a.TimeoutMs, YieldMs: a.YieldMs}
+		Background: a.Background, TimeoutMs: a.TimeoutMs, YieldMs: a.YieldMs,
+		ReadyPattern: a.ReadyPattern, ReadyPort: a.ReadyPort}
 }
 
 // answer is a result as structured content and as text: the cleaned
@@ -159,9 +167,45 @@ func status(r session.Result) string {
 	case session.Waiting:
 		return waitingLine(r)
 	case session.Background:
-		return fmt.Sprintf("session %s running in the background", r.ID)
+		return fmt.Sprintf("session %s running in the background", r.ID) + serverNews(r)
 	}
 	return fmt.Sprintf("session %s still running (poll with input \"\", wait with until \"exit\", or kill)", r.ID)
+}
+
+// serverNews is ", ready, ports 5173" for a server: whether its ready
+// line or port was seen, and where it listens.
+func serverNews(r session.Result) string {
+	var b strings.Builder
+	switch {
+	case r.Ready == nil:
+	case *r.Ready:
+		b.WriteString(", ready")
+	default:
+		b.WriteString(", not ready yet")
+	}
+	for i, p := range r.Ports {
+		if i == 0 {
+			b.WriteString(", ports ")
+		} else {
+			b.WriteString(" ")
+		}
+		fmt.Fprint(&b, p)
+	}
+	return b.String()
+}
+
+// screenText shows a screen row by row, with where the cursor is.
+func screenText(id string, sc engine.Screen) string {
+	var b strings.Builder
+	for _, l := range sc.Lines {
+		b.WriteString(l + "\n")
+	}
+	kind := "screen"
+	if sc.AltScreen {
+		kind = "full-screen program"
+	}
+	fmt.Fprintf(&b, "session %s %s, %dx%d, cursor at row %d, column %d", id, kind, sc.Cols, sc.Rows, sc.Cursor.Row, sc.Cursor.Col)
+	return b.String()
 }
 
 func waitingLine(r session.Result) string {

@@ -62,6 +62,7 @@ func (p *Process) InputState() InputState {
 		}
 	}
 	st.Secret = st.Waiting && canonical && !echo
+	st.Raw = !canonical
 	return st
 }
 

@@ -44,6 +44,7 @@ type InputState struct {
 	Known   bool // the platform could tell (false: fall back to heuristics)
 	Waiting bool // the foreground process is blocked reading the terminal
 	Secret  bool // the terminal is in line mode with echo off (a password read)
+	Raw     bool // the terminal is in raw mode (a line editor, or keys read one by one)
 }
 
 // Signal is a signal the host may name: the numbers are the same on every

@@ -102,8 +102,9 @@ func (s *Server) sessionWrite(ctx context.Context, raw *json.RawMessage) (any, e
 func (s *Server) sessionRead(ctx context.Context, raw *json.RawMessage) (any, error) {
 	var p struct {
 		sessionParams
-		YieldMs *int64 `json:"yieldMs"`
-		Until   string `json:"until"`
+		YieldMs  *int64 `json:"yieldMs"`
+		Until    string `json:"until"`
+		StableMs *int64 `json:"stableMs"`
 	}
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
@@ -112,8 +113,20 @@ func (s *Server) sessionRead(ctx context.Context, raw *json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.eng.Read(ctx, engine.ReadParams{SessionID: id, YieldMs: p.YieldMs, Until: p.Until})
+	r, err := s.eng.Read(ctx, engine.ReadParams{SessionID: id, YieldMs: p.YieldMs, Until: p.Until, StableMs: p.StableMs})
 	return answer(r, err)
+}
+
+func (s *Server) sessionScreen(_ context.Context, raw *json.RawMessage) (any, error) {
+	var p sessionParams
+	if err := decodeParams(raw, &p, true); err != nil {
+		return nil, err
+	}
+	id, err := p.id()
+	if err != nil {
+		return nil, err
+	}
+	return s.eng.Screen(id)
 }
 
 func (s *Server) sessionKill(ctx context.Context, raw *json.RawMessage) (any, error) {

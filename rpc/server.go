@@ -88,6 +88,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		"session/kill":   s.sessionKill,
 		"session/list":   s.sessionList,
 		"session/resize": s.sessionResize,
+		"session/screen": s.sessionScreen,
 		"policy/check":   s.policyCheck,
 		"trash/list":     s.trashList,
 		"trash/restore":  s.trashRestore,

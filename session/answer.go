@@ -14,6 +14,12 @@ type AnswerOpts struct {
 	// Done ends the wait when closed (a cancelled request): the answer is
 	// given as things stand, and the session goes on.
 	Done <-chan struct{}
+	// Stable answers once the rendered screen has not changed for this
+	// long, as a person waits for a full-screen program to finish drawing.
+	Stable time.Duration
+	// UntilReady answers as soon as the command is ready (its ready line
+	// or port); a Yield that passes first answers with Ready false.
+	UntilReady bool
 }
 
 // Answer waits until an answer is due and returns it: finished once the
@@ -28,23 +34,45 @@ func (s *Session) Answer(o AnswerOpts) Result {
 	for {
 		r, due, wake := s.answerIfDue(o)
 		if due {
-			return r
+			return s.withPorts(r)
 		}
-		select {
-		case <-wake.changed:
-		case <-wake.output:
-		case <-deadline:
-			o.Now = true
-		case <-o.Done:
-			o.Now, o.Done = true, nil
-		}
+		s.wait(wake, deadline, &o)
 	}
 }
 
-// wakeups are the channels an answer that is not yet due waits on.
+// wait blocks until something may have made the answer due.
+func (s *Session) wait(w wakeups, deadline <-chan time.Time, o *AnswerOpts) {
+	var after <-chan time.Time
+	if w.after > 0 {
+		t := time.NewTimer(w.after)
+		defer t.Stop()
+		after = t.C
+	}
+	select {
+	case <-w.changed:
+	case <-w.output:
+	case <-after:
+	case <-deadline:
+		o.Now = true
+	case <-o.Done:
+		o.Now, o.Done = true, nil
+	}
+}
+
+// withPorts adds the listening ports to an alive answer about a server:
+// the process table is read only when such an answer is given.
+func (s *Session) withPorts(r Result) Result {
+	if r.Exit == nil && (s.spec.Background || s.wantsReady()) {
+		r.Ports = s.proc.ListeningPorts()
+	}
+	return r
+}
+
+// wakeups are what an answer that is not yet due waits on.
 type wakeups struct {
 	changed <-chan struct{}
 	output  <-chan struct{} // nil unless the answer wants output
+	after   time.Duration   // a look again after this long; 0: none
 }
 
 // answerIfDue returns the answer if o makes one due now, else what to wait
@@ -62,17 +90,37 @@ func (s *Session) answerIfDue(o AnswerOpts) (Result, bool, wakeups) {
 		return r, true, wakeups{}
 	}
 	defer s.mu.Unlock()
-	if o.Now || (!o.UntilExit && s.state == Waiting) || (o.OnOutput && s.pendingLocked()) {
+	w := wakeups{changed: s.changed}
+	if o.Now || s.aliveDueLocked(o, &w) {
 		return s.aliveAnswerLocked(), true, wakeups{}
 	}
-	w := wakeups{changed: s.changed}
-	if o.OnOutput {
+	if o.OnOutput || o.Stable > 0 {
 		if s.outputSeen == nil {
 			s.outputSeen = make(chan struct{})
 		}
 		w.output = s.outputSeen
 	}
 	return Result{}, false, w
+}
+
+// aliveDueLocked reports whether a live session's answer is due now, and
+// sets when to look again where time alone can make it due.
+func (s *Session) aliveDueLocked(o AnswerOpts, w *wakeups) bool {
+	switch {
+	case !o.UntilExit && s.state == Waiting, o.OnOutput && s.pendingLocked():
+		return true
+	case o.UntilReady:
+		s.checkPortLocked()
+		if s.spec.ReadyPort > 0 {
+			w.after = portPoll
+		}
+		return s.ready
+	case o.Stable > 0:
+		settled, left := s.settledLocked(o.Stable)
+		w.after = left
+		return settled
+	}
+	return false
 }
 
 func (s *Session) pendingLocked() bool {
@@ -84,6 +132,10 @@ func (s *Session) pendingLocked() bool {
 func (s *Session) aliveAnswerLocked() Result {
 	r := Result{ID: s.id, Pid: s.proc.Pid, State: s.visibleState()}
 	s.takeLocked(&r, false)
+	if s.wantsReady() {
+		ready := s.ready
+		r.Ready = &ready
+	}
 	if s.prompt != nil {
 		p := *s.prompt
 		r.Prompt = &p

@@ -103,7 +103,7 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 	}
 	s.proc = proc
 	s.started = time.Now()
-	s.lastOutput = s.started
+	s.lastOutput, s.screenChanged = s.started, s.started
 	prefix := "s" + id + "-" + strconv.FormatInt(s.started.UnixNano(), 36)
 	opts := m.cfg.Cleaner
 	if spec.PTY {
@@ -111,8 +111,10 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 		opts.Cols, opts.Rows = spec.Cols, spec.Rows
 	}
 	s.addSecrets(spec.Mask)
+	opts.OnCommit = s.committedLine
 	s.out = newStream("output", prefix+"-output", opts, s.secrets)
 	if proc.Stderr != nil {
+		opts.Cols = 0 // stderr kept apart is a pipe, even beside a terminal
 		s.errOut = newStream("stderr", prefix+"-stderr", opts, s.secrets)
 	}
 	m.sessions[id] = s

@@ -59,6 +59,11 @@ type Session struct {
 	lastOutput time.Time
 	secrets    []string
 
+	screenGen     uint64    // the cleaner's generation at the last look
+	screenChanged time.Time // when the rendered screen last changed
+	ready         bool      // the ready pattern matched, or the port accepted
+	portChecked   time.Time // the last look at the ready port
+
 	done        chan struct{}  // closed once exited and drained
 	monitorDone chan struct{}  // closed when the monitor has returned
 	readers     atomic.Int32   // output readers still reading
@@ -120,6 +125,7 @@ func (s *Session) read(st *stream, r io.Reader) {
 		if n > 0 {
 			s.mu.Lock()
 			st.write(buf[:n], s.m.streamOutput.Load())
+			s.observeLocked(st)
 			s.lastOutput = time.Now()
 			if s.outputSeen != nil {
 				close(s.outputSeen)
@@ -271,7 +277,10 @@ func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 	if s.state == Exited {
 		return nil
 	}
-	waiting := in.Waiting
+	// A background command reading keys in raw mode is a dev server
+	// listening for its shortcuts ("press h for help"), not a prompt: only
+	// a line-mode read of a server is a question for a person.
+	waiting := in.Waiting && !(s.spec.Background && in.Raw)
 	if !in.Known {
 		waiting = time.Since(s.lastOutput) >= s.m.cfg.QuietPrompt && LooksLikePrompt(s.out.clean.LastLine())
 	}
@@ -419,7 +428,14 @@ func (s *Session) Resize(cols, rows int) error {
 	if exited {
 		return ErrFinished
 	}
-	return s.proc.Resize(cols, rows)
+	if err := s.proc.Resize(cols, rows); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.out.clean.Resize(cols, rows)
+	s.observeLocked(s.out)
+	s.mu.Unlock()
+	return nil
 }
 
 // Kill ends the whole tree (sig, then SIGKILL after grace) and returns the
@@ -443,8 +459,12 @@ func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Info{ID: s.id, Pid: s.proc.Pid, Command: s.spec.Command, Cwd: s.spec.Dir,
+	in := Info{ID: s.id, Pid: s.proc.Pid, Command: s.spec.Command, Cwd: s.spec.Dir,
 		State: s.visibleState(), StartedAt: s.started, Exit: s.exit}
+	if s.state != Exited {
+		in.Ports = s.proc.ListeningPorts()
+	}
+	return in
 }
 
 func (s *Session) visibleState() State {

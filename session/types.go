@@ -6,6 +6,7 @@ package session
 
 import (
 	"errors"
+	"regexp"
 	"time"
 
 	"github.com/termhelper/termhelper/platform"
@@ -48,6 +49,11 @@ type Spec struct {
 	// Mask lists secrets (mask.SecretValues of the helper's environment)
 	// replaced with ******** wherever the command prints them.
 	Mask []string
+	// ReadyPattern and ReadyPort say when a server is ready: a line of its
+	// output, as the terminal shows it, matches; or the port accepts
+	// connections on loopback. Either makes answers carry Ready.
+	ReadyPattern *regexp.Regexp
+	ReadyPort    int
 }
 
 // Prompt is what a waiting command shows.
@@ -73,7 +79,12 @@ type Result struct {
 	Stderr         *string // set only when stderr is kept apart
 	Truncated      bool
 	FullOutputPath string
-	Prompt         *Prompt
+	// Ready is set on alive answers of a command with a ready pattern or
+	// port: whether it was seen. Ports are the TCP ports its tree listens
+	// on, where the platform can tell.
+	Ready  *bool
+	Ports  []int
+	Prompt *Prompt
 }
 
 // Info is one row of session/list.
@@ -85,6 +96,7 @@ type Info struct {
 	State     State
 	StartedAt time.Time
 	Exit      *platform.Exit
+	Ports     []int // the TCP ports its tree listens on, while it lives
 }
 
 // Notifier receives what the host is told without asking.
