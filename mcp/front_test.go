@@ -60,15 +60,7 @@ func (c *client) call(method, params string) reply {
 	c.conn.SetDeadline(time.Now().Add(30 * time.Second))
 	_, err := c.conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + "}\n"))
 	require.NoError(c.t, err)
-	for {
-		line, err := c.in.ReadBytes('\n')
-		require.NoError(c.t, err)
-		var r reply
-		require.NoError(c.t, json.Unmarshal(line, &r))
-		if r.Method == "" {
-			return r
-		}
-	}
+	return c.next()
 }
 
 func TestVersionNegotiation(t *testing.T) {
