@@ -5,12 +5,15 @@ import (
 	"strconv"
 )
 
-// ListeningPorts returns the TCP ports the command's tree listens on
-// (grandchildren and daemons that left its session included), sorted. It
-// reads /proc only when asked.
+// ListeningPorts returns the TCP ports the command's tree listens on, its
+// grandchildren's included, sorted. It reads /proc only when asked. The
+// tree is the command's process and its descendants, found through the
+// kernel's children lists: unlike a kill it reads no process's stat or
+// environment, which with many commands forking can wait seconds on busy
+// processes' locks; a daemon that left the tree is not seen.
 func (p *Process) ListeningPorts() []int {
 	inodes := map[uint64]bool{}
-	for _, pid := range treeMembers(p.Pid, p.sys.tag) {
+	for _, pid := range treeOf(p.Pid) {
 		socketsOf(pid, inodes)
 	}
 	if len(inodes) == 0 {
@@ -25,6 +28,15 @@ func (p *Process) ListeningPorts() []int {
 		}
 	}
 	return sortedPorts(ports)
+}
+
+// treeOf lists pid and its descendants, bounded.
+func treeOf(pid int) []int {
+	out := []int{pid}
+	for i := 0; i < len(out) && len(out) < 4096; i++ {
+		out = append(out, childrenOf(out[i])...)
+	}
+	return out
 }
 
 // socketsOf adds the inodes of the sockets pid has open.
