@@ -96,21 +96,22 @@ func TestListeningPortsSeesADaemonThatLeftTheSession(t *testing.T) {
 }
 
 func TestListeningPortsIsEmptyForACommandThatDoesNotListen(t *testing.T) {
-	// A listener outside the command, which must not be counted as its own.
+	// The command holds a socket, a connection to a listener of the test's
+	// own, which must not be counted as the command's.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	p := startOn(t, `exec sleep 300`)
-	deadline := time.Now().Add(portWatchdog)
-	for len(treeMembers(p.Pid, t.Name())) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the command never ran")
-		}
-		time.Sleep(20 * time.Millisecond)
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	p := startOn(t, `exec 3<>/dev/tcp/127.0.0.1/`+port+`; exec sleep 300`)
+	l.(*net.TCPListener).SetDeadline(time.Now().Add(portWatchdog))
+	c, err := l.Accept()
+	if err != nil {
+		t.Fatal("the command never connected:", err)
 	}
+	defer c.Close()
 	if ports := p.ListeningPorts(); ports != nil {
-		t.Fatalf("sleep listens on %v", ports)
+		t.Fatalf("a command that only connects listens on %v", ports)
 	}
 }
