@@ -21,6 +21,8 @@ func (p *Process) ListeningPorts() []int {
 		return nil // no socket at all: the tables need not be read
 	}
 	var ls []listener
+	// The helper's own network namespace: the one where loopback, and so
+	// readyPort, reaches the command's servers.
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		if b, err := os.ReadFile(table); err == nil {
 			ls = append(ls, parseProcNetTCP(b)...)
