@@ -125,6 +125,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// String is what was written so far, for a writer that is a Stringer.
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.(fmt.Stringer).String()
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {

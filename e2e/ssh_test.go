@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"net"
 	"os"
 	"os/exec"
@@ -81,9 +80,10 @@ func (s *sshServer) run(t *testing.T, sshd string) bool {
 		"PermitRootLogin prohibit-password",
 		"PidFile none",
 	}, "\n")+"\n"), 0o600))
-	var log bytes.Buffer
+	var log strings.Builder
+	out := &lockedWriter{w: &log}
 	cmd := exec.Command(sshd, "-D", "-e", "-f", conf)
-	cmd.Stdout, cmd.Stderr = &log, &lockedWriter{w: &log}
+	cmd.Stdout, cmd.Stderr = out, out
 	must(t, cmd.Start())
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
@@ -91,7 +91,7 @@ func (s *sshServer) run(t *testing.T, sshd string) bool {
 	for time.Now().Before(deadline) {
 		select {
 		case <-done:
-			t.Logf("sshd ended before listening: %s", log.String())
+			t.Logf("sshd ended before listening: %s", out.String())
 			return false
 		default:
 		}
@@ -104,7 +104,7 @@ func (s *sshServer) run(t *testing.T, sshd string) bool {
 	}
 	cmd.Process.Kill()
 	<-done
-	t.Fatalf("sshd did not listen within %s: %s", watchdog, log.String())
+	t.Fatalf("sshd did not listen within %s: %s", watchdog, out.String())
 	return false
 }
 

@@ -59,7 +59,7 @@ func (s *Server) execRun(ctx context.Context, raw *json.RawMessage) (any, error)
 	if s.life.at() >= shutDown {
 		return nil, session.ErrClosed
 	}
-	r, err := s.eng.Run(s.closing(ctx), p)
+	r, err := s.eng.Run(ctx, p)
 	if err != nil {
 		return nil, err
 	}
