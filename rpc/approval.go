@@ -17,7 +17,7 @@ func (a approver) Approve(ctx context.Context, req engine.ApprovalRequest) (engi
 	}
 	// No lifetime cap while a person decides; the host going away, or its
 	// input ending, counts as deny.
-	if err := (peer{a.s}).Call(ctx, "approval/request", req, &answer); err != nil {
+	if err := peer(a).Call(ctx, "approval/request", req, &answer); err != nil {
 		return engine.Deny, err
 	}
 	return answer.Decision, nil
