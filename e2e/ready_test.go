@@ -113,3 +113,18 @@ func TestReadyParamsChecked(t *testing.T) {
 		}
 	})
 }
+
+// A dev server reading its shortcut keys in raw mode is idle, not waiting
+// for a person: a long poll of it sees no prompt, and its state stays
+// background.
+func TestIdleServerReadingKeysIsNotWaiting(t *testing.T) {
+	t.Parallel()
+	c := start(t, "ndjson", t.TempDir(), nil)
+	keys := `python3 -c "import sys,tty; tty.setraw(0); print('ready, press h for help', end='\r\n', flush=True); sys.stdin.read(1)"`
+	r := c.exec(map[string]any{"command": keys, "background": true, "readyPattern": "press h"})
+	require.True(t, r.Ready != nil && *r.Ready, "%+v", r)
+	r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "yieldMs": 1500})
+	assert.Equal(t, "background", r.State, "%+v", r)
+	assert.Nil(t, r.Prompt)
+	c.run("session/kill", map[string]any{"sessionId": r.SessionID})
+}
