@@ -43,7 +43,7 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 	// An explicit yieldMs of 0 answers at once; no yieldMs on a
 	// foreground command waits for its end or a prompt.
 	now := p.YieldMs != nil && *p.YieldMs == 0
-	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now}), nil
+	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now, Done: ctx.Done()}), nil
 }
 
 func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {

@@ -38,7 +38,7 @@ func (e *Engine) Write(ctx context.Context, p WriteParams) (session.Result, erro
 	if p.YieldMs != nil {
 		yield = ms(*p.YieldMs)
 	}
-	return sess.Answer(session.AnswerOpts{Yield: yield, Now: yield == 0}), nil
+	return sess.Answer(session.AnswerOpts{Yield: yield, Now: yield == 0, Done: ctx.Done()}), nil
 }
 
 // ReadParams ask a session for its news (session/read).
@@ -61,7 +61,7 @@ func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error)
 	if err != nil {
 		return session.Result{}, err
 	}
-	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until == "exit"}
+	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until == "exit", Done: ctx.Done()}
 	switch {
 	case p.YieldMs != nil && *p.YieldMs > 0:
 		o.Yield = ms(*p.YieldMs)

@@ -11,6 +11,9 @@ type AnswerOpts struct {
 	OnOutput  bool          // answer as soon as there is new output
 	UntilExit bool          // a prompt does not end the wait
 	Now       bool          // answer with what there is, at once
+	// Done, when it closes, ends the wait as a deadline does: the caller
+	// gave up (a cancelled request), the session goes on.
+	Done <-chan struct{}
 }
 
 // Answer waits until an answer is due and returns it: finished once the
@@ -43,6 +46,8 @@ func (s *Session) Answer(o AnswerOpts) Result {
 		case <-ch:
 		case <-out:
 		case <-deadline:
+			o.Now = true
+		case <-o.Done:
 			o.Now = true
 		}
 	}
