@@ -38,7 +38,8 @@ async function connect(t, opts = {}) {
   const capabilities = opts.elicit ? { elicitation: {} } : {};
   const client = new Client({ name: 'mcp-node-e2e', version: '1' }, { capabilities });
   if (opts.elicit) client.setRequestHandler(ElicitRequestSchema, opts.elicit);
-  await client.connect(transport(root), { timeout: watchdog });
+  const tr = transport(root);
+  await client.connect(tr, { timeout: watchdog });
   await client.listTools();
   t.after(async () => {
     await client.close();
@@ -46,7 +47,7 @@ async function connect(t, opts = {}) {
   });
   const call = (args, options = {}) =>
     client.callTool({ name: 'terminal', arguments: args }, undefined, { timeout: watchdog, ...options });
-  return { client, root, call };
+  return { client, root, call, tr };
 }
 
 const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
@@ -228,14 +229,17 @@ test("a background command's end reported without polling", async (t) => {
 });
 
 test('cancelling a long wait ends the call, not the session', async (t) => {
-  const { call } = await connect(t);
+  const { call, tr } = await connect(t);
   const m = marker();
   let res = await call({ command: `sleep ${m}`, background: true, yield_ms: 0 });
   const id = res.structuredContent.sessionId;
+  const ended = serverEnds(tr, 'until');
   const abort = new AbortController();
   const wait = call({ session_id: id, until: 'exit' }, { signal: abort.signal });
   setTimeout(() => abort.abort('enough'), 300);
   await assert.rejects(wait);
+  const late = await ended;
+  assert.equal(late.result.structuredContent.state, 'background', 'the server ended its wait, not the session');
   res = await call({ list: true });
   assert.match(text(res), new RegExp(`session ${id} · background`), 'the session goes on');
   assert.ok(pidsWith(m).length > 0);
@@ -243,3 +247,26 @@ test('cancelling a long wait ends the call, not the session', async (t) => {
   assert.match(text(res), /killed/);
   await noneLeft(m);
 });
+
+// serverEnds resolves with the server's answer to the next tools/call
+// whose arguments have the key: the SDK drops an answer to a cancelled
+// request, so the transport is watched below it.
+function serverEnds(tr, key) {
+  const send = tr.send.bind(tr);
+  const onmessage = tr.onmessage;
+  let reqId;
+  tr.send = (msg, opts) => {
+    if (msg.method === 'tools/call' && key in (msg.params.arguments ?? {})) reqId = msg.id;
+    return send(msg, opts);
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the server never ended the cancelled wait')), watchdog);
+    tr.onmessage = (msg, extra) => {
+      if (reqId !== undefined && msg.id === reqId) {
+        clearTimeout(timer);
+        resolve(msg);
+      }
+      onmessage(msg, extra);
+    };
+  });
+}
