@@ -40,6 +40,7 @@ type section struct {
 
 var sections = []section{
 	{"start", benchStart},
+	{"mcpstart", benchMCPStart},
 	{"roundtrip", benchRoundTrip},
 	{"exit", benchExit},
 	{"prompt", benchPrompt},

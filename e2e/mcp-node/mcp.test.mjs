@@ -1,0 +1,272 @@
+// termhelper --mcp driven by the TypeScript SDK's client over a real pipe:
+// every call shape of PROTOCOL.md section 9 as an MCP host built on
+// @modelcontextprotocol/sdk makes it. TERMHELPER_BIN names the binary.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  ElicitRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  LoggingMessageNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const bin = process.env.TERMHELPER_BIN;
+assert.ok(bin, 'TERMHELPER_BIN must name the termhelper binary');
+
+// watchdog bounds every wait; it guards against a hang, it times nothing.
+const watchdog = 30_000;
+
+function transport(root) {
+  return new StdioClientTransport({
+    command: bin,
+    args: ['--mcp', '--root', root],
+    env: { TERMHELPER_CONFIG_DIR: join(root, '.cfg'), SHELL: '' },
+    stderr: 'inherit',
+  });
+}
+
+// connect starts the binary in a fresh project root and initializes a
+// client; opts.elicit answers elicitation/create (the capability is
+// declared only then). The tools are listed, so the SDK checks every
+// structuredContent against the tool's outputSchema.
+async function connect(t, opts = {}) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'termhelper-mcp-node-')));
+  const capabilities = opts.elicit ? { elicitation: {} } : {};
+  const client = new Client({ name: 'mcp-node-e2e', version: '1' }, { capabilities });
+  if (opts.elicit) client.setRequestHandler(ElicitRequestSchema, opts.elicit);
+  const tr = transport(root);
+  await client.connect(tr, { timeout: watchdog });
+  await client.listTools();
+  t.after(async () => {
+    await client.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const call = (args, options = {}) =>
+    client.callTool({ name: 'terminal', arguments: args }, undefined, { timeout: watchdog, ...options });
+  return { client, root, call, tr };
+}
+
+const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
+
+// marker is a sleep length no other process uses, to find our processes.
+const marker = () => `${1000 + Math.floor(Math.random() * 9000)}.${process.pid}`;
+
+function pidsWith(m) {
+  const pids = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(m)) pids.push(name);
+    } catch {
+      // the process ended while the list was read
+    }
+  }
+  return pids;
+}
+
+async function noneLeft(m) {
+  const end = Date.now() + watchdog;
+  while (pidsWith(m).length > 0) {
+    assert.ok(Date.now() < end, `processes left with marker ${m}: ${pidsWith(m)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('initialize negotiates the SDK default version', async (t) => {
+  const { client } = await connect(t);
+  assert.equal(client.getServerVersion().name, 'termhelper');
+  assert.ok(client.getServerCapabilities().tools, 'tools capability');
+  assert.ok(client.getServerCapabilities().logging, 'logging capability');
+  const raw = await rawInitialize(t, LATEST_PROTOCOL_VERSION);
+  assert.equal(raw.protocolVersion, LATEST_PROTOCOL_VERSION);
+});
+
+test('initialize keeps an older version a client asks for', async (t) => {
+  assert.equal((await rawInitialize(t, '2025-03-26')).protocolVersion, '2025-03-26');
+  assert.equal((await rawInitialize(t, '2024-11-05')).protocolVersion, '2024-11-05');
+  assert.equal((await rawInitialize(t, '2023-01-01')).protocolVersion, LATEST_PROTOCOL_VERSION,
+    'an unknown version gets the newest');
+});
+
+// rawInitialize sends initialize with the given version through the SDK's
+// stdio transport (the Client always asks for the newest) and returns the
+// server's answer.
+async function rawInitialize(t, version) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'termhelper-mcp-node-')));
+  const tr = transport(root);
+  t.after(async () => {
+    await tr.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const answer = new Promise((resolve, reject) => {
+    tr.onmessage = (m) => (m.id === 1 ? resolve(m) : undefined);
+    tr.onerror = reject;
+    setTimeout(() => reject(new Error('no answer to initialize')), watchdog).unref();
+  });
+  await tr.start();
+  await tr.send({ jsonrpc: '2.0', id: 1, method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const m = await answer;
+  assert.equal(m.error, undefined, JSON.stringify(m.error));
+  return m.result;
+}
+
+test('tools/list: one terminal tool with its schema', async (t) => {
+  const { client } = await connect(t);
+  const { tools } = await client.listTools();
+  assert.equal(tools.length, 1);
+  const [tool] = tools;
+  assert.equal(tool.name, 'terminal');
+  assert.match(tool.description, /secret: ask the user/);
+  const { type, properties } = tool.inputSchema;
+  assert.equal(type, 'object');
+  for (const p of ['command', 'cwd', 'env', 'background', 'timeout_ms', 'yield_ms', 'mode', 'ready_pattern',
+    'ready_port', 'session_id', 'input', 'secret', 'until', 'kill', 'screen', 'list']) {
+    assert.ok(properties[p], `property ${p}`);
+    assert.ok(properties[p].description, `description of ${p}`);
+  }
+  assert.deepEqual(properties.mode.enum, ['pty', 'pipes']);
+  assert.deepEqual(properties.until.enum, ['exit', 'stable']);
+  assert.equal(tool.outputSchema?.type, 'object');
+  assert.equal(tool.outputSchema.properties.exitCode.type, 'integer');
+});
+
+test('a coloured command that exits 3', async (t) => {
+  const { call } = await connect(t);
+  const res = await call({ command: "printf '\\033[1;31mred\\033[0m\\n'; exit 3" });
+  assert.ok(!res.isError, 'a failed command is a normal result');
+  assert.match(text(res), /^red\nexit 3 · \d+ms$/);
+  assert.equal(res.structuredContent.exitCode, 3);
+  assert.equal(res.structuredContent.output, 'red\n');
+});
+
+test('a prompt answered', async (t) => {
+  const { call } = await connect(t);
+  let res = await call({ command: "printf 'Name? '; read n; echo \"hi $n\"" });
+  const id = res.structuredContent.sessionId;
+  assert.equal(res.structuredContent.state, 'waiting', text(res));
+  assert.ok(text(res).endsWith(`session ${id} waiting for input: "Name?"`), text(res));
+  res = await call({ session_id: id, input: 'Ada\n' });
+  assert.match(text(res), /hi Ada\nexit 0 · /);
+  assert.equal(res.structuredContent.exitCode, 0);
+});
+
+test('a background loop polled, listed and killed', async (t) => {
+  const { call } = await connect(t);
+  const m = marker();
+  let res = await call({ command: `while true; do echo tick; sleep 0.1; done & sleep ${m}`,
+    background: true, yield_ms: 300 });
+  const id = res.structuredContent.sessionId;
+  assert.equal(res.structuredContent.state, 'background', text(res));
+  assert.match(text(res), new RegExp(`session ${id} running in the background$`));
+  assert.ok(pidsWith(m).length > 0, 'the loop runs');
+  res = await call({ session_id: id, input: '', yield_ms: 5000 });
+  assert.match(text(res), /tick/);
+  res = await call({ list: true });
+  assert.match(text(res), new RegExp(`session ${id} · background · pid \\d+ · `));
+  assert.equal(res.structuredContent.sessions.length, 1);
+  res = await call({ session_id: id, kill: true });
+  assert.match(text(res), /killed \(SIGTERM\)/);
+  await noneLeft(m);
+});
+
+test('sudo is refused as an error result', async (t) => {
+  const { call } = await connect(t);
+  const res = await call({ command: 'sudo rm -rf /tmp/x' });
+  assert.equal(res.isError, true);
+  assert.match(text(res), /^refused: blocked by policy/);
+  assert.match(text(res), /sudo/);
+});
+
+test('approval asked through elicitation: declined, then accepted', async (t) => {
+  const asked = [];
+  let action = 'decline';
+  const { call, root } = await connect(t, {
+    elicit: async (req) => {
+      asked.push(req.params.message);
+      return action === 'accept' ? { action, content: { always: false } } : { action };
+    },
+  });
+  let res = await call({ command: 'touch declined' });
+  assert.equal(res.isError, true, text(res));
+  assert.match(text(res), /user declined/);
+  assert.ok(!existsSync(join(root, 'declined')), 'nothing ran');
+  action = 'accept';
+  res = await call({ command: 'touch accepted' });
+  assert.ok(!res.isError, text(res));
+  assert.ok(existsSync(join(root, 'accepted')));
+  assert.equal(asked.length, 2);
+  assert.match(asked[1], /touch accepted/);
+});
+
+test("a background command's end reported without polling", async (t) => {
+  const { client, call } = await connect(t);
+  const logs = [];
+  let logged;
+  const first = new Promise((r) => (logged = r));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    logs.push(n.params);
+    logged();
+  });
+  await client.setLoggingLevel('info');
+  let res = await call({ command: 'sleep 0.5; exit 7', background: true, yield_ms: 0 });
+  const id = res.structuredContent.sessionId;
+  assert.ok(id, text(res));
+  await Promise.race([first, new Promise((_, no) => setTimeout(() => no(new Error('no log')), watchdog).unref())]);
+  const line = `[session ${id} "sleep 0.5; exit 7" exited 7 after`;
+  assert.equal(logs[0].level, 'info');
+  assert.ok(logs[0].data.message.startsWith(line), JSON.stringify(logs[0]));
+  assert.equal(logs[0].data.session.exitCode, 7);
+  res = await call({ list: true });
+  assert.ok(text(res).startsWith(line), text(res));
+  assert.match(text(res).split('\n')[0], /after [0-9.]+m?s\]$/);
+  res = await call({ list: true });
+  assert.doesNotMatch(text(res), /exited 7 after/, 'reported once');
+});
+
+test('cancelling a long wait ends the call, not the session', async (t) => {
+  const { call, tr } = await connect(t);
+  const m = marker();
+  let res = await call({ command: `sleep ${m}`, background: true, yield_ms: 0 });
+  const id = res.structuredContent.sessionId;
+  const ended = serverEnds(tr, 'until');
+  const abort = new AbortController();
+  const wait = call({ session_id: id, until: 'exit' }, { signal: abort.signal });
+  setTimeout(() => abort.abort('enough'), 300);
+  await assert.rejects(wait);
+  const late = await ended;
+  assert.equal(late.result.structuredContent.state, 'background', 'the server ended its wait, not the session');
+  res = await call({ list: true });
+  assert.match(text(res), new RegExp(`session ${id} · background`), 'the session goes on');
+  assert.ok(pidsWith(m).length > 0);
+  res = await call({ session_id: id, kill: true });
+  assert.match(text(res), /killed/);
+  await noneLeft(m);
+});
+
+// serverEnds resolves with the server's answer to the next tools/call
+// whose arguments have the key: the SDK drops an answer to a cancelled
+// request, so the transport is watched below it.
+function serverEnds(tr, key) {
+  const send = tr.send.bind(tr);
+  const onmessage = tr.onmessage;
+  let reqId;
+  tr.send = (msg, opts) => {
+    if (msg.method === 'tools/call' && key in (msg.params.arguments ?? {})) reqId = msg.id;
+    return send(msg, opts);
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the server never ended the cancelled wait')), watchdog);
+    tr.onmessage = (msg, extra) => {
+      if (reqId !== undefined && msg.id === reqId) {
+        clearTimeout(timer);
+        resolve(msg);
+      }
+      onmessage(msg, extra);
+    };
+  });
+}
