@@ -307,11 +307,29 @@ func (s *stream) readLSP() ([]byte, error) {
 		}
 		return nil, tooLarge(length, true)
 	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.r, body); err != nil {
-		return nil, err
+	return s.readBody(length)
+}
+
+// readBody reads n bytes. A large body grows as its bytes arrive, so that
+// a header alone never makes the helper allocate MaxMessage bytes.
+func (s *stream) readBody(n int) ([]byte, error) {
+	if n <= s.r.Size() {
+		body := make([]byte, n)
+		_, err := io.ReadFull(s.r, body)
+		return body, eofInside(err)
 	}
-	return body, nil
+	var body bytes.Buffer
+	_, err := io.CopyN(&body, s.r, int64(n))
+	return body.Bytes(), eofInside(err)
+}
+
+// eofInside makes the end of input inside a message the unexpected EOF
+// it is.
+func eofInside(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // readHeaders reads header lines up to the blank line that ends them and
