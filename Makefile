@@ -49,6 +49,14 @@ bench-quick: build
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime 60s ./cleaner/
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime 60s ./rpc/
+	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 60s ./rpc/
+
+# Random valid and invalid messages at full speed against the built helper
+# for TERMHELPER_SOAK (default 5m): answers, memory, threads and files.
+TERMHELPER_SOAK ?= 5m
+soak:
+	TERMHELPER_SOAK=$(TERMHELPER_SOAK) $(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./e2e/
 
 clean:
 	rm -rf bin
