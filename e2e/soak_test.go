@@ -49,13 +49,17 @@ func soak(t *testing.T, framing string, d time.Duration) {
 	sk.run(warm)
 	early := sk.settle(usage{}, "after the warm-up")
 	sk.run(d - warm)
-	sk.settle(early, "at the end")
+	began := time.Now()
+	end := sk.settle(early, "at the end")
+	t.Logf("usage at the end %+v, settled in %s", end, time.Since(began).Round(time.Millisecond))
 	sk.checkGarbageAnswered()
 	if s := c.stderr.String(); strings.Contains(s, "panic:") || strings.Contains(s, "DATA RACE") {
 		t.Fatalf("the helper reported a failure:\n%s", s)
 	}
 	t.Logf("%s: %d requests, %d pieces of garbage; usage after the warm-up %+v", framing, sk.requests.Load(), sk.garbage.Load(), early)
+	began = time.Now()
 	c.stdin.Close()
+	defer func() { t.Logf("exited %s after its input closed", time.Since(began).Round(time.Millisecond)) }()
 	select {
 	case <-c.exited:
 	case <-time.After(watchdog):
