@@ -3,7 +3,7 @@ GO     ?= go
 BIN    ?= bin/termhelper
 ROOT   ?= .
 
-.PHONY: build run test test-go test-short cross vet lint bench bench-quick fuzz clean dist test-node npm-lib
+.PHONY: soak build run test test-go test-short cross vet lint bench bench-quick fuzz clean dist test-node npm-lib
 
 # The version has one source, the VERSION file; the linker stamps it and
 # the commit into package version (a build without the stamp still reports
@@ -61,6 +61,14 @@ bench-quick: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime 60s ./cleaner/
 	$(GO) test -run '^$$' -fuzz FuzzMaskSplit -fuzztime 60s ./mask/
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime 60s ./rpc/
+	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 60s ./rpc/
+
+# Random valid and invalid messages at full speed against the built helper
+# for TERMHELPER_SOAK (default 5m): answers, memory, threads and files.
+TERMHELPER_SOAK ?= 5m
+soak:
+	TERMHELPER_SOAK=$(TERMHELPER_SOAK) $(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./e2e/
 
 # Release binaries for every platform a host ships to, each checked under
 # 10 MB, their SHA256SUMS, and the npm packages in dist/npm (npm/pack.mjs).

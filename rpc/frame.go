@@ -45,23 +45,45 @@ func (f Framing) String() string {
 // and answered with an error, and the next one is read.
 const MaxMessage = 32 << 20
 
+// maxHeader caps an LSP header block (and so each of its lines): real
+// ones are a few dozen bytes, and garbage that looks like headers must not
+// be held in memory.
+const maxHeader = 64 << 10
+
 // frameError is a message that could not be taken: it is answered on the
 // wire and reading goes on.
 type frameError struct {
 	id   *jsonrpc2.ID
 	code int64
 	msg  string
+	// lsp marks an error in what was clearly an LSP message (its header
+	// block named a Content-Length): before the host's framing is known,
+	// the answer then goes out in LSP framing, and as a line otherwise.
+	lsp bool
 }
 
 func (e *frameError) Error() string { return e.msg }
 
+func parseError(format string, args ...any) *frameError {
+	return &frameError{code: jsonrpc2.CodeParseError, msg: "parse error: " + fmt.Sprintf(format, args...)}
+}
+
 // stream is a jsonrpc2.ObjectStream that detects the host's framing,
 // answers malformed messages itself and keeps reading, where the library's
 // own streams would close the connection at the first bad byte.
+//
+// In auto mode the framing is detected afresh for every message until one
+// good message (valid JSON, well framed) shows the host's framing, which
+// then holds: garbage before it locks nothing. Garbage is answered with
+// -32700 and skipped to the end of its line, in every mode, and no read
+// holds more than MaxMessage bytes (a header block, maxHeader).
 type stream struct {
-	r       *bufio.Reader
-	w       io.Writer
-	c       io.Closer
+	r *bufio.Reader
+	w io.Writer
+	c io.Closer
+	// mode is the framing asked for; framing is the one in use: the forced
+	// one, or the one the host's first good message showed (Auto before).
+	mode    Framing
 	framing Framing
 	// atEOF runs when the host's side ends, before the connection closes,
 	// so that answers still in flight reach a host that only half-closed.
@@ -71,20 +93,15 @@ type stream struct {
 }
 
 func newStream(rwc io.ReadWriteCloser, f Framing) *stream {
-	return &stream{r: bufio.NewReaderSize(rwc, 64*1024), w: rwc, c: rwc, framing: f}
+	return &stream{r: bufio.NewReaderSize(rwc, 64*1024), w: rwc, c: rwc, mode: f, framing: f}
 }
 
 // ReadObject reads the next well-formed message into v.
 func (s *stream) ReadObject(v any) error {
 	for {
-		frame, err := s.readFrame()
+		frame, as, err := s.readFrame()
 		if err == nil {
-			err = checkMessage(frame)
-		}
-		if err == nil {
-			if err = json.Unmarshal(frame, v); err != nil {
-				err = &frameError{id: messageID(frame), code: jsonrpc2.CodeInvalidRequest, msg: "invalid request: " + err.Error()}
-			}
+			err = s.take(frame, as, v)
 		}
 		var fe *frameError
 		if errors.As(err, &fe) {
@@ -100,15 +117,39 @@ func (s *stream) ReadObject(v any) error {
 	}
 }
 
+// take checks a frame read in framing as and decodes it into v. Valid
+// JSON proves the framing: in auto mode it holds from then on.
+func (s *stream) take(frame []byte, as Framing, v any) error {
+	if !json.Valid(frame) {
+		return &frameError{code: jsonrpc2.CodeParseError, msg: "parse error: the message is not valid JSON", lsp: as == LSP}
+	}
+	if s.framing == Auto && (frame[0] == '{' || frame[0] == '[') {
+		s.wmu.Lock()
+		s.framing = as
+		s.wmu.Unlock()
+	}
+	if err := checkMessage(frame); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(frame, v); err != nil {
+		return &frameError{id: messageID(frame), code: jsonrpc2.CodeInvalidRequest, msg: "invalid request: " + err.Error()}
+	}
+	return nil
+}
+
 // WriteObject writes one message in the host's framing.
 func (s *stream) WriteObject(obj any) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.writeLocked(obj, s.framing)
+}
+
+func (s *stream) writeLocked(obj any, f Framing) error {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.framing == LSP {
+	if f == LSP {
 		_, err = fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n%s", len(data), data)
 		return err
 	}
@@ -119,138 +160,231 @@ func (s *stream) WriteObject(obj any) error {
 
 func (s *stream) Close() error { return s.c.Close() }
 
+// writeError answers a message that could not be taken. Before the host's
+// framing is known the answer goes out as a line, which a line-reading
+// host parses and a human at a terminal reads, unless the message was
+// clearly LSP.
 func (s *stream) writeError(fe *frameError) error {
-	id := fe.id
-	if id == nil {
+	var resp any = &jsonrpc2.Response{ID: derefID(fe.id), Error: &jsonrpc2.Error{Code: fe.code, Message: fe.msg}}
+	if fe.id == nil {
 		// JSON-RPC answers an unreadable message with a null id.
-		return s.writeNullID(fe)
+		resp = map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": fe.code, "message": fe.msg}}
 	}
-	return s.WriteObject(&jsonrpc2.Response{ID: *id, Error: &jsonrpc2.Error{Code: fe.code, Message: fe.msg}})
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	f := s.framing
+	if f == Auto && fe.lsp {
+		f = LSP
+	}
+	return s.writeLocked(resp, f)
 }
 
-func (s *stream) writeNullID(fe *frameError) error {
-	return s.WriteObject(map[string]any{"jsonrpc": "2.0", "id": nil,
-		"error": map[string]any{"code": fe.code, "message": fe.msg}})
+func derefID(id *jsonrpc2.ID) jsonrpc2.ID {
+	if id == nil {
+		return jsonrpc2.ID{}
+	}
+	return *id
 }
 
-func (s *stream) readFrame() ([]byte, error) {
-	if s.framing == Auto {
-		f, err := s.detect()
-		if err != nil {
-			return nil, err
-		}
-		s.wmu.Lock()
-		s.framing = f
-		s.wmu.Unlock()
+// readFrame reads the next message's bytes and says in which framing.
+func (s *stream) readFrame() ([]byte, Framing, error) {
+	if err := s.skipSpace(); err != nil {
+		return nil, s.framing, err
 	}
-	if s.framing == LSP {
-		return s.readLSP()
+	as := s.framing
+	if as == Auto {
+		as = s.sniff()
 	}
-	return s.readLine()
+	if as == LSP {
+		frame, err := s.readLSP()
+		return frame, LSP, err
+	}
+	frame, err := s.readLine()
+	return frame, NDJSON, err
 }
 
-// detect looks at the first byte that is not white space: a header starts
-// with a letter, a JSON message with '{' or '['.
-func (s *stream) detect() (Framing, error) {
+// skipSpace skips the white space and blank lines between messages.
+func (s *stream) skipSpace() error {
 	for {
 		b, err := s.r.Peek(1)
 		if err != nil {
-			return Auto, err
+			return err
 		}
-		switch c := b[0]; {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			s.r.ReadByte()
-		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
-			return LSP, nil
-		default:
-			return NDJSON, nil
+		if c := b[0]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return nil
 		}
+		s.r.ReadByte()
 	}
 }
 
-func (s *stream) readLine() ([]byte, error) {
-	for {
-		line, err := s.readLongLine()
+// sniff tells an LSP header line ("Name:") from anything else, without
+// consuming: a JSON message never starts with a token and a colon.
+func (s *stream) sniff() Framing {
+	for n := 1; n <= 256; n++ {
+		b, err := s.r.Peek(n)
 		if err != nil {
-			return nil, err
+			return NDJSON
 		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			return line, nil
+		c := b[n-1]
+		if c == ':' && n > 1 {
+			return LSP
+		}
+		if !isToken(c) {
+			return NDJSON
 		}
 	}
+	return NDJSON
 }
 
-// readLongLine reads one line of up to MaxMessage bytes; a longer line is
-// skipped to its end and reported.
-func (s *stream) readLongLine() ([]byte, error) {
+// isToken reports whether c may appear in a header name (RFC 9110 tchar).
+func isToken(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c < 0x7f && c > ' ' && strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// startsMessage reports whether the next byte may open a JSON message.
+func (s *stream) startsMessage() bool {
+	b, err := s.r.Peek(1)
+	return err == nil && (b[0] == '{' || b[0] == '[')
+}
+
+// readLine reads one NDJSON line. A line that cannot be a message (it
+// does not open an object or a batch) is never held whole: past one
+// buffer it is skipped in chunks.
+func (s *stream) readLine() ([]byte, error) {
+	limit := MaxMessage
+	if !s.startsMessage() {
+		limit = s.r.Size()
+	}
+	line, n, err := s.readBoundedLine(limit)
+	switch {
+	case n > limit && limit < MaxMessage:
+		return nil, parseError("%d bytes that are not a JSON message", n)
+	case n > limit:
+		return nil, tooLarge(n, false)
+	}
+	return bytes.TrimSpace(line), err
+}
+
+// readBoundedLine reads one line of up to limit bytes and returns it with
+// its length; a longer line is read to its end in chunks, dropped, and
+// only its length returned.
+func (s *stream) readBoundedLine(limit int) ([]byte, int, error) {
 	var buf []byte
+	n := 0
 	for {
 		part, err := s.r.ReadSlice('\n')
-		if len(buf)+len(part) > MaxMessage {
-			n := len(buf) + len(part)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				part, err = s.r.ReadSlice('\n')
-				n += len(part)
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, tooLarge(n)
+		n += len(part)
+		if n <= limit {
+			buf = append(buf, part...)
+		} else {
+			buf = nil
 		}
-		buf = append(buf, part...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if errors.Is(err, io.EOF) && len(buf) > 0 {
-			return buf, nil
+		if errors.Is(err, io.EOF) && n > 0 {
+			err = nil // a last line without a newline still counts
 		}
-		return buf, err
+		return buf, n, err
 	}
 }
 
-func tooLarge(n int) error {
-	return &frameError{code: jsonrpc2.CodeInvalidRequest,
+func tooLarge(n int, lsp bool) error {
+	return &frameError{code: jsonrpc2.CodeInvalidRequest, lsp: lsp,
 		msg: fmt.Sprintf("message of %d bytes is over the limit of %d bytes", n, MaxMessage)}
 }
 
-// readLSP reads headers up to a blank line, then Content-Length bytes.
+// readLSP reads a header block, then the Content-Length bytes it names.
 func (s *stream) readLSP() ([]byte, error) {
-	length := -1
-	for {
-		line, err := s.r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			if length >= 0 {
-				break
-			}
-			continue // blank lines between messages
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return nil, &frameError{code: jsonrpc2.CodeParseError, msg: fmt.Sprintf("parse error: bad header line %q", clip(line))}
-		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(value))
-			if err != nil || n < 0 {
-				return nil, &frameError{code: jsonrpc2.CodeParseError, msg: fmt.Sprintf("parse error: bad Content-Length %q", clip(value))}
-			}
-			length = n
-		}
+	length, err := s.readHeaders()
+	if err != nil {
+		return nil, err
 	}
 	if length > MaxMessage {
 		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
 			return nil, err
 		}
-		return nil, tooLarge(length)
+		return nil, tooLarge(length, true)
 	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.r, body); err != nil {
-		return nil, err
+	return s.readBody(length)
+}
+
+// readBody reads n bytes. A large body grows as its bytes arrive, so that
+// a header alone never makes the helper allocate MaxMessage bytes.
+func (s *stream) readBody(n int) ([]byte, error) {
+	if n <= s.r.Size() {
+		body := make([]byte, n)
+		_, err := io.ReadFull(s.r, body)
+		return body, eofInside(err)
 	}
-	return body, nil
+	var body bytes.Buffer
+	_, err := io.CopyN(&body, s.r, int64(n))
+	return body.Bytes(), eofInside(err)
+}
+
+// eofInside makes the end of input inside a message the unexpected EOF
+// it is.
+func eofInside(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// readHeaders reads header lines up to the blank line that ends them and
+// returns the Content-Length. A block that breaks off is answered and
+// skipped up to and with the line that broke it, unless that line opens a
+// JSON message, which is then read on its own.
+func (s *stream) readHeaders() (int, error) {
+	length, size := -1, 0
+	for first := true; ; first = false {
+		if !first && s.startsMessage() {
+			return 0, badBlock(length, "the header block has no blank line after it")
+		}
+		line, n, err := s.readBoundedLine(maxHeader - size)
+		if err != nil {
+			return 0, err
+		}
+		if size += n; size > maxHeader {
+			return 0, badBlock(length, "header block over %d bytes", maxHeader)
+		}
+		text := strings.TrimRight(string(line), "\r\n")
+		if text == "" {
+			if length < 0 {
+				return 0, badBlock(length, "no Content-Length header")
+			}
+			return length, nil
+		}
+		if length, err = header(text, length); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// header reads one header line, returning the Content-Length so far.
+func header(line string, length int) (int, error) {
+	name, value, ok := strings.Cut(line, ":")
+	if !ok || name == "" || strings.IndexFunc(name, func(r rune) bool { return r > 0x7f || !isToken(byte(r)) }) >= 0 {
+		return 0, badBlock(length, "bad header line %q", clip(line))
+	}
+	if !strings.EqualFold(name, "Content-Length") {
+		return length, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil || n < 0 {
+		return 0, &frameError{code: jsonrpc2.CodeParseError, lsp: true,
+			msg: fmt.Sprintf("parse error: bad Content-Length %q", clip(value))}
+	}
+	return n, nil
+}
+
+// badBlock is a parse error in a header block; length >= 0 means a
+// Content-Length was already read, so the host speaks LSP.
+func badBlock(length int, format string, args ...any) error {
+	fe := parseError(format, args...)
+	fe.lsp = length >= 0
+	return fe
 }
 
 func clip(s string) string {
@@ -260,12 +394,9 @@ func clip(s string) string {
 	return s
 }
 
-// checkMessage refuses what the library would misread: text that is not
-// JSON, batches, and objects that are neither request nor response.
+// checkMessage refuses what the library would misread in valid JSON:
+// batches, and objects that are neither request nor response.
 func checkMessage(frame []byte) error {
-	if !json.Valid(frame) {
-		return &frameError{code: jsonrpc2.CodeParseError, msg: "parse error: the message is not valid JSON"}
-	}
 	if frame[0] == '[' {
 		return &frameError{code: jsonrpc2.CodeInvalidRequest, msg: "invalid request: batch messages are not supported; send one message at a time"}
 	}

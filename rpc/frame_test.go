@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -109,12 +110,145 @@ func TestOversizedMessagesAreSkipped(t *testing.T) {
 	}
 }
 
+// The garbage cases shared by the table tests and the fuzz seeds.
+// Header-like lines followed by an LSP message are extra headers of that
+// message, not garbage: those cases are marked.
+var garbage = []struct {
+	name, in string
+	headers  bool
+}{
+	{"words", "hello world", false},
+	{"random bytes with a letter", "\x01\xfe\x80a\x00\x7f{", false},
+	{"header-like line", "hello: world", true},
+	{"header-like lines", "X-One: 1\r\nX-Two: 2", true},
+	{"bad Content-Length", "Content-Length: x\r\n", false},
+	{"truncated JSON", `{"jsonrpc":"2.0","id":1,"method":"a","params":{`, false},
+	{"header block without a length", "Content-Type: x\r\n\r\n", false},
+	{"bad header in a block", "Content-Length: 3\r\nno colon here", false},
+	{"invalid UTF-8, truncated", "{\"jsonrpc\":\"2.0\",\"method\":\"\xff\xfe", false},
+	{"scalar", "null", false},
+	{"closing brace", "}", false},
+}
+
+func lspFrame(msg string) string {
+	return "Content-Length: " + itoa(len(msg)) + "\r\n\r\n" + msg
+}
+
+// TestGarbageLocksNothing: garbage before the first good message, in any
+// framing mode, is answered with -32700 and the next message is read.
+func TestGarbageLocksNothing(t *testing.T) {
+	good := `{"jsonrpc":"2.0","id":9,"method":"ok"}`
+	for _, g := range garbage {
+		for _, mode := range []Framing{Auto, LSP, NDJSON} {
+			for _, next := range []Framing{LSP, NDJSON} {
+				if mode != Auto && mode != next {
+					continue
+				}
+				in := g.in + "\n" + good + "\n"
+				if next == LSP {
+					in = g.in + "\n" + lspFrame(good)
+				}
+				methods, out, s := readAll(t, in, mode)
+				if len(methods) != 1 || methods[0] != "ok" {
+					t.Errorf("%s, %v then %v: the good message was not read: %v; answers %q", g.name, mode, next, methods, out)
+					continue
+				}
+				if !strings.Contains(out, `"code":-32`) && !(g.headers && next == LSP) {
+					t.Errorf("%s, %v then %v: garbage not answered: %q", g.name, mode, next, out)
+				}
+				if s.framing != next {
+					t.Errorf("%s, %v then %v: framing %v after the good message", g.name, mode, next, s.framing)
+				}
+			}
+		}
+	}
+}
+
+func TestGarbageIsAnsweredInTheHostsFraming(t *testing.T) {
+	good := `{"jsonrpc":"2.0","id":9,"method":"ok"}`
+	// Before any good message: a line, whatever the garbage looked like.
+	_, out, _ := readAll(t, "hello: world\n"+good+"\n", Auto)
+	if !strings.HasPrefix(out, `{"error":{"code":-32700`) || !strings.Contains(out, `"id":null`) {
+		t.Fatalf("garbage first: %q", out)
+	}
+	// A header block that named a length is an LSP host's message.
+	_, out, _ = readAll(t, "Content-Length: 3\r\nno colon\r\n"+lspFrame(good), Auto)
+	if !strings.HasPrefix(out, "Content-Length: ") || !strings.Contains(out, `"code":-32700`) {
+		t.Fatalf("broken LSP block first: %q", out)
+	}
+	// After a good message, its framing holds for the answers to garbage.
+	_, out, s := readAll(t, lspFrame(good)+"hello world\r\n"+lspFrame(good), Auto)
+	if s.framing != LSP || !strings.HasPrefix(out, "Content-Length: ") || strings.Contains(out, "}\n") {
+		t.Fatalf("garbage after an LSP message: framing %v, %q", s.framing, out)
+	}
+}
+
+// TestFramingHoldsAfterTheFirstGoodMessage: a host that sent one good line
+// keeps NDJSON; a header block is garbage to it from then on.
+func TestFramingHoldsAfterTheFirstGoodMessage(t *testing.T) {
+	good := `{"jsonrpc":"2.0","id":9,"method":"ok"}`
+	methods, out, s := readAll(t, good+"\nX-Header: 1\r\n\r\n"+good+"\n", Auto)
+	if len(methods) != 2 || s.framing != NDJSON || strings.Count(out, "\n") != 1 || !strings.Contains(out, `"code":-32700`) {
+		t.Fatalf("got %v, framing %v, answers %q", methods, s.framing, out)
+	}
+}
+
 func TestBadHeaderIsAParseError(t *testing.T) {
 	good := `{"jsonrpc":"2.0","id":9,"method":"ok"}`
-	in := "Content-Length: x\r\n\r\nContent-Length: " + itoa(len(good)) + "\r\n\r\n" + good
+	in := "Content-Length: x\r\n\r\n" + lspFrame(good)
 	methods, out, _ := readAll(t, in, LSP)
 	if len(methods) != 1 || !strings.Contains(out, `"code":-32700`) {
 		t.Fatalf("got %v, answer %q", methods, out)
+	}
+}
+
+// endless is n bytes of c.
+type endless struct {
+	c byte
+	n int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), e.n)
+	for i := range p[:k] {
+		p[i] = e.c
+	}
+	e.n -= k
+	return k, nil
+}
+
+// TestLongGarbageIsSkippedInBoundedMemory: a line far over any limit, with
+// no newline for hundreds of megabytes, is skipped without being held.
+func TestLongGarbageIsSkippedInBoundedMemory(t *testing.T) {
+	good := `{"jsonrpc":"2.0","id":9,"method":"ok"}`
+	const size = 256 << 20
+	for _, tc := range []struct {
+		prefix string
+		mode   Framing
+	}{{"", Auto}, {"X-Long: ", Auto}, {"X-Long: ", LSP}, {"", NDJSON}, {"Content-Length: 1\r\nX: ", Auto}} {
+		next := good + "\n"
+		if tc.mode == LSP {
+			next = lspFrame(good)
+		}
+		in := io.MultiReader(strings.NewReader(tc.prefix), &endless{'x', size}, strings.NewReader("\n"+next))
+		rw := &pipeRW{r: in}
+		s := newStream(rw, tc.mode)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var req jsonrpc2.Request
+		if err := s.ReadObject(&req); err != nil || req.Method != "ok" {
+			t.Fatalf("%q, %v: read %v %v; answers %q", tc.prefix, tc.mode, req.Method, err, rw.w.String())
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+			t.Errorf("%q, %v: %d bytes allocated to skip %d bytes of garbage", tc.prefix, tc.mode, got, size)
+		}
+		if !strings.Contains(rw.w.String(), `"code":-32700`) {
+			t.Errorf("%q, %v: answers %q", tc.prefix, tc.mode, rw.w.String())
+		}
 	}
 }
 
@@ -133,22 +267,6 @@ func TestRepliesUseTheHostsFraming(t *testing.T) {
 	if got := rw.w.String(); got != "{\"a\":1}\n" {
 		t.Fatalf("ndjson reply %q", got)
 	}
-}
-
-func FuzzStream(f *testing.F) {
-	f.Add(`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n")
-	f.Add("Content-Length: 2\r\n\r\n{}")
-	f.Add("[1]\n{\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		rw := &pipeRW{r: strings.NewReader(in)}
-		s := newStream(rw, Auto)
-		for range 1000 {
-			var req jsonrpc2.Request
-			if s.ReadObject(&req) != nil {
-				return
-			}
-		}
-	})
 }
 
 func itoa(n int) string {
