@@ -68,7 +68,7 @@ type client struct {
 	// stdoutReader is the host's end of the helper's output.
 	stdoutReader io.ReadCloser
 	lsp          bool
-	stderr       *strings.Builder
+	stderr       *lockedWriter // the helper's log, read while it writes
 	exited       chan struct{}
 	waitErr      error
 
@@ -101,9 +101,9 @@ func start(t *testing.T, framing, root string, args []string, opts ...opt) *clie
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
 	must(t, err)
-	c := &client{t: t, cmd: cmd, stdin: stdin, stdoutReader: stdout, lsp: framing == "lsp", stderr: &strings.Builder{},
+	c := &client{t: t, cmd: cmd, stdin: stdin, stdoutReader: stdout, lsp: framing == "lsp", stderr: &lockedWriter{w: &strings.Builder{}},
 		exited: make(chan struct{}), pending: map[string]chan message{}, notes: make(chan message, 10000)}
-	cmd.Stderr = &lockedWriter{w: c.stderr}
+	cmd.Stderr = c.stderr
 	must(t, cmd.Start())
 	go c.readLoop(bufio.NewReader(stdout))
 	go func() {

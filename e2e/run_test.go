@@ -122,14 +122,14 @@ func TestTimeoutKillsGroupAndGrandchild(t *testing.T) {
 		m := marker()
 		cmd := fmt.Sprintf("sleep %s & sh -c 'sleep %s'; echo never", m, m)
 		done := make(chan result, 1)
-		go func() { done <- c.exec(map[string]any{"command": cmd, "timeoutMs": 500}) }()
+		go func() { done <- c.exec(map[string]any{"command": cmd, "timeoutMs": 3000}) }()
 		// The tree is really there while it runs.
 		waitFor(t, "the sleeps to start", func() bool { return len(pidsWith(m)) >= 2 })
 		r := within(t, done, "the answer")
 		assert.True(t, r.TimedOut)
 		require.NotNil(t, r.ExitCode)
 		assert.NotEqual(t, 0, *r.ExitCode)
-		assert.Equal(t, "timed out · 500ms", r.Summary)
+		assert.Equal(t, "timed out · 3000ms", r.Summary)
 		noneLeft(t, m)
 	})
 }
