@@ -123,7 +123,7 @@ func (c *Cleaner) addRaw(b []byte) {
 	p.piece = append(p.piece, b...)
 	for len(p.piece) >= commitPiece {
 		k := commitPiece
-		for k > 0 && !utf8.RuneStart(p.piece[k]) {
+		for k > 0 && k < len(p.piece) && !utf8.RuneStart(p.piece[k]) {
 			k--
 		}
 		c.opts.OnCommit(string(p.piece[:k]))

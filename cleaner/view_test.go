@@ -198,6 +198,24 @@ func TestOnCommitPieces(t *testing.T) {
 	}
 }
 
+// TestOnCommitPieceOfExactlyTheBound is a line of ASCII whose pending text
+// reaches the piece bound exactly, in pipes mode and on a terminal.
+func TestOnCommitPieceOfExactlyTheBound(t *testing.T) {
+	for _, cols := range []int{0, 80, 160} {
+		var got strings.Builder
+		c := New(Options{Cols: cols, Rows: 4, OnCommit: func(l string) { got.WriteString(l) }})
+		line := strings.Repeat("x", 1000000)
+		for p := line; len(p) > 0; p = p[min(32768, len(p)):] {
+			write(c, p[:min(32768, len(p))])
+		}
+		write(c, "\n")
+		c.Take(true)
+		if got.String() != line {
+			t.Errorf("cols %d: got %d bytes, want %d", cols, got.Len(), len(line))
+		}
+	}
+}
+
 // TestSpillLongLine feeds a 1 MB line in pieces: the spill writer gets it
 // byte for byte, on a terminal and through pipes, while the answer keeps
 // its line cap.

@@ -111,7 +111,9 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 		opts.Cols, opts.Rows = spec.Cols, spec.Rows
 	}
 	s.addSecrets(spec.Mask)
-	opts.OnCommit = s.committedLine
+	if spec.ReadyPattern != nil {
+		opts.OnCommit = s.committedLine
+	}
 	s.out = newStream("output", prefix+"-output", opts, s.secrets)
 	if proc.Stderr != nil {
 		opts.Cols = 0 // stderr kept apart is a pipe, even beside a terminal
