@@ -373,8 +373,9 @@ func usageWithin(u, base usage) bool {
 // line: the host's framing is not known yet).
 func TestGarbageFirstThenAValidRequest(t *testing.T) {
 	for _, lsp := range []bool{false, true} {
-		c := start(t, "auto", t.TempDir(), nil)
-		c.lsp = lsp
+		fr := map[bool]string{false: "ndjson", true: "lsp"}[lsp]
+		// The client speaks fr; the helper detects it (the last --framing wins).
+		c := start(t, fr, t.TempDir(), []string{"--framing", "auto"})
 		c.stdin.Write([]byte("\x01hello\xfe world\n"))
 		if _, rerr := c.call("session/list", nil); rerr != nil {
 			t.Fatalf("lsp %v: session/list: %d %s", lsp, rerr.Code, rerr.Message)
