@@ -15,21 +15,31 @@ import (
 // on what the helper can clean per second, whatever the terminal gives.
 func benchCleaner(e *env) (result, error) {
 	var res result
-	args := []string{"test", "-run", "^$", "-bench", ".", "-benchmem", "./cleaner/"}
-	if e.quick {
-		args = append(args, "-benchtime", "1x")
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = e.repo
-	out, err := cmd.CombinedOutput()
+	out, args, err := goBench(e, "./cleaner/", "1x")
 	if err != nil {
-		return res, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return res, err
 	}
 	for _, b := range parseBench(out) {
 		res.add(row{"cleaner alone: " + b.name, "", b.speed, "", "", ""})
 	}
 	res.note("cleaner: `go %s`, MB/s of raw terminal bytes in; allocations: %s.", strings.Join(args, " "), allocSummary(parseBench(out)))
 	return res, nil
+}
+
+// goBench runs a package's Go benchmarks (with quickTime as -benchtime in
+// a quick run) and returns their output and the go command's arguments.
+func goBench(e *env, pkg, quickTime string) ([]byte, []string, error) {
+	args := []string{"test", "-run", "^$", "-bench", ".", "-benchmem", pkg}
+	if e.quick {
+		args = append(args, "-benchtime", quickTime)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = e.repo
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, args, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out, args, nil
 }
 
 type benchLine struct{ name, speed, allocs string }

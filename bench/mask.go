@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -14,15 +13,9 @@ import (
 // cleaner alone in the same run, so that machine load weighs on both.
 func benchMask(e *env) (result, error) {
 	var res result
-	args := []string{"test", "-run", "^$", "-bench", ".", "-benchmem", "./mask/"}
-	if e.quick {
-		args = append(args, "-benchtime", "20x")
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = e.repo
-	out, err := cmd.CombinedOutput()
+	out, args, err := goBench(e, "./mask/", "20x")
 	if err != nil {
-		return res, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return res, err
 	}
 	speeds := map[string]benchLine{}
 	for _, b := range parseBench(out) {
