@@ -31,7 +31,7 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 var ErrDeclined = errors.New("user declined to run this command")
 
 func blocked(reasons []string) *RefusedError {
-	return &RefusedError{Blocked: true, Msg: "blocked by policy: " + first(reasons), Reasons: reasons}
+	return &RefusedError{Blocked: true, Msg: "blocked by policy: " + first(reasons), Reasons: nonNil(reasons)}
 }
 
 func notApproved(msg string, reasons []string) *RefusedError {

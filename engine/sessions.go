@@ -117,6 +117,15 @@ func (e *Engine) Kill(ctx context.Context, p KillParams) (session.Result, error)
 	return sess.Kill(sig, grace), nil
 }
 
+// Command is the command line of a live or lingering session.
+func (e *Engine) Command(id string) (string, error) {
+	sess, err := e.session(id)
+	if err != nil {
+		return "", err
+	}
+	return sess.Command(), nil
+}
+
 // List describes every session handed to the host, oldest first.
 func (e *Engine) List() []session.Info { return e.mgr.List() }
 

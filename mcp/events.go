@@ -103,13 +103,11 @@ func (e *events) Waiting(id string, p session.Prompt) {}
 
 func (e *events) Output(id, stream, data string) {}
 
+// command looks the session up alone: a list would read every live
+// session's ports.
 func (e *events) command(id string) string {
-	for _, in := range e.eng.List() {
-		if in.ID == id {
-			return in.Command
-		}
-	}
-	return ""
+	c, _ := e.eng.Command(id)
+	return c
 }
 
 // ended says how a session ended: "exited 1", "timed out", "was killed

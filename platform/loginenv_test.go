@@ -253,11 +253,10 @@ func TestLoginEnvKillsHangingShell(t *testing.T) {
 	waitGone(t, childPid)
 }
 
-// The helper's end stops the waiting, not the shell: its supervisor still
-// ends it at its time limit.
-func TestLoginEnvLimitHoldsAfterClose(t *testing.T) {
-	dir := t.TempDir()
-	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
+// shellAndChild waits for the hanging shell to start its child and returns
+// both pids.
+func shellAndChild(t *testing.T, dir string) []int {
+	t.Helper()
 	var pids []int
 	waitFor(t, "the shell to start its child", func() bool {
 		shellPid, ok1 := readPid(dir, "shell.pid")
@@ -265,6 +264,15 @@ func TestLoginEnvLimitHoldsAfterClose(t *testing.T) {
 		pids = []int{shellPid, childPid}
 		return ok1 && ok2
 	})
+	return pids
+}
+
+// The helper's end stops the waiting, not the shell: its supervisor still
+// ends it at its time limit.
+func TestLoginEnvLimitHoldsAfterClose(t *testing.T) {
+	dir := t.TempDir()
+	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
+	pids := shellAndChild(t, dir)
 	closeWithin(t, le)
 	for _, pid := range pids {
 		waitGone(t, pid)
@@ -720,13 +728,7 @@ func TestLoginEnvCloseLeavesNoGoroutine(t *testing.T) {
 	dir := t.TempDir()
 	base := runtime.NumGoroutine()
 	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
-	var pids []int
-	waitFor(t, "the shell to start its child", func() bool {
-		shellPid, ok1 := readPid(dir, "shell.pid")
-		childPid, ok2 := readPid(dir, "child.pid")
-		pids = []int{shellPid, childPid}
-		return ok1 && ok2
-	})
+	pids := shellAndChild(t, dir)
 	closeWithin(t, le)
 	waitFor(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= base })
 	for _, pid := range pids {

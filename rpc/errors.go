@@ -69,16 +69,9 @@ func refusedError(re *engine.RefusedError) *jsonrpc2.Error {
 	}
 	e := &jsonrpc2.Error{Code: code, Message: re.Msg}
 	if len(re.Reasons) > 0 || re.Blocked {
-		e.SetError(map[string]any{"reasons": nonNil(re.Reasons)})
+		e.SetError(map[string]any{"reasons": re.Reasons})
 	}
 	return e
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // decodeParams reads params into v, naming the field of a wrong type.

@@ -455,6 +455,9 @@ func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 	return s.Answer(AnswerOpts{})
 }
 
+// Command is the command line the session runs.
+func (s *Session) Command() string { return s.spec.Command }
+
 // Info describes the session for session/list.
 func (s *Session) Info() Info {
 	s.mu.Lock()
