@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -89,6 +90,7 @@ var attempts = map[string]func(){
 	"race":     attemptRace,
 	"wait":     attemptAfterLine,
 	"bench":    attemptBench,
+	"nested":   attemptNested,
 }
 
 func report(what string, err error) {
@@ -113,11 +115,21 @@ func sockaddrOf(s string) (unix.Sockaddr, int) {
 }
 
 // attemptConnect: a TCP connect to $ADDR (non-blocking with $NONBLOCK),
-// then one byte "x" on the connection.
+// then one byte "x" on the connection; $REPEAT times.
 func attemptConnect() {
-	sa, family := sockaddrOf(os.Getenv("ADDR"))
+	n, err := strconv.Atoi(os.Getenv("REPEAT"))
+	if err != nil {
+		n = 1
+	}
+	for range n {
+		connectOnce(os.Getenv("ADDR"), os.Getenv("NONBLOCK") != "")
+	}
+}
+
+func connectOnce(addr string, nonblock bool) {
+	sa, family := sockaddrOf(addr)
 	typ := unix.SOCK_STREAM
-	if os.Getenv("NONBLOCK") != "" {
+	if nonblock {
 		typ |= unix.SOCK_NONBLOCK
 	}
 	fd, err := unix.Socket(family, typ, 0)
@@ -125,6 +137,7 @@ func attemptConnect() {
 		report("socket", err)
 		return
 	}
+	defer unix.Close(fd)
 	err = unix.Connect(fd, sa)
 	if err == unix.EINPROGRESS {
 		report("connect", err)
@@ -135,6 +148,14 @@ func attemptConnect() {
 		_, err = unix.Write(fd, []byte("x"))
 		report("write", err)
 	}
+}
+
+// attemptNested: a second filter with a listener of its own, which would
+// let the command answer its own connects.
+func attemptNested() {
+	runtime.LockOSThread()
+	_, err := filterNetwork(NetProxy)
+	report("nested", errors.Unwrap(err))
 }
 
 func waitConnected(fd int) error {

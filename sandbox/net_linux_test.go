@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,6 +37,7 @@ type childOpts struct {
 	dir   string   // working directory
 	hide  string   // a folder made empty in the child's own mount namespace
 	stdin bool     // keep a pipe to the child's input
+	pipe  bool     // read the child's output from a pipe, not from results
 }
 
 // filtered is a child under the network filter, served by a supervisor.
@@ -42,6 +45,7 @@ type filtered struct {
 	cmd    *exec.Cmd
 	sup    *netSupervisor
 	stdin  io.WriteCloser
+	stdout *bufio.Reader // with childOpts.pipe
 	out    bytes.Buffer
 	errOut bytes.Buffer
 	exited chan struct{}
@@ -70,6 +74,10 @@ func startFiltered(t testing.TB, o childOpts, argv ...string) *filtered {
 			t.Fatal(err)
 		}
 	}
+	var w *os.File
+	if o.pipe {
+		w = f.outputPipe(t)
+	}
 	if err := f.cmd.Start(); err != nil {
 		if o.hide != "" {
 			t.Skipf("no user and mount namespace for the child here: %v", err)
@@ -77,8 +85,14 @@ func startFiltered(t testing.TB, o childOpts, argv ...string) *filtered {
 		t.Fatal(err)
 	}
 	childEnd.Close()
+	if w != nil {
+		w.Close()
+	}
 	go func() { f.cmd.Wait(); close(f.exited) }()
 	t.Cleanup(f.stop)
+	if o.mode == NetOpen {
+		return f
+	}
 	helperEnd.SetReadDeadline(time.Now().Add(watchdog))
 	l, err := receiveListener(helperEnd)
 	if err != nil {
@@ -87,6 +101,18 @@ func startFiltered(t testing.TB, o childOpts, argv ...string) *filtered {
 	}
 	f.sup = superviseNetwork(l, f.cmd.Process.Pid, slog.New(slog.DiscardHandler))
 	return f
+}
+
+// outputPipe sends the child's output to a pipe read through f.stdout,
+// and returns the pipe's end to close once the child is started.
+func (f *filtered) outputPipe(t testing.TB) *os.File {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	f.cmd.Stdout, f.stdout = w, bufio.NewReader(r)
+	return w
 }
 
 func inOwnMountNamespace(cmd *exec.Cmd, dir string) {
@@ -249,17 +275,20 @@ func TestNetBPFLabels(t *testing.T) {
 }
 
 func TestNetLoopbackArrives(t *testing.T) {
-	cases := []struct{ name, network, host, nonblock string }{
-		{"ipv4", "tcp4", "127.0.0.1", ""},
-		{"ipv4 non-blocking", "tcp4", "127.0.0.1", "1"},
-		{"ipv4 elsewhere in 127/8", "tcp4", "127.0.0.2", ""},
-		{"ipv6", "tcp6", "::1", ""},
-		{"ipv6 non-blocking", "tcp6", "::1", "1"},
+	cases := []struct{ name, network, listen, dial, nonblock string }{
+		{"ipv4", "tcp4", "127.0.0.1", "127.0.0.1", ""},
+		{"ipv4 non-blocking", "tcp4", "127.0.0.1", "127.0.0.1", "1"},
+		{"ipv4 elsewhere in 127/8", "tcp4", "127.0.0.2", "127.0.0.2", ""},
+		{"ipv4 unspecified", "tcp4", "127.0.0.1", "0.0.0.0", ""},
+		{"ipv4-mapped ipv6", "tcp", "127.0.0.1", "::ffff:127.0.0.1", ""},
+		{"ipv6", "tcp6", "::1", "::1", ""},
+		{"ipv6 non-blocking", "tcp6", "::1", "::1", "1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ln := listenTCP(t, c.network, c.host)
-			f := attempt(t, "connect", childOpts{mode: NetProxy, env: []string{"ADDR=" + ln.Addr().String(), "NONBLOCK=" + c.nonblock}})
+			ln := listenTCP(t, c.network, c.listen)
+			dial := net.JoinHostPort(c.dial, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+			f := attempt(t, "connect", childOpts{mode: NetProxy, env: []string{"ADDR=" + dial, "NONBLOCK=" + c.nonblock}})
 			if got := acceptByte(t, ln); got != "x" {
 				t.Fatalf("got %q", got)
 			}
@@ -280,7 +309,7 @@ func TestNetOutsideRefused(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			ln := listenTCP(t, "tcp4", outsideIPv4(t))
 			addr := ln.Addr().(*net.TCPAddr)
-			f := attempt(t, "connect", childOpts{mode: mode, env: []string{"ADDR=" + addr.String()}})
+			f := attempt(t, "connect", childOpts{mode: mode, env: []string{"ADDR=" + addr.String(), "REPEAT=3"}})
 			res := f.results(t)
 			expect(t, res, "connected", "EACCES")
 			if n := othersArrived(t, ln); n != 0 {
@@ -359,6 +388,10 @@ func TestNetFastOpenRefused(t *testing.T) {
 	if n := othersArrived(t, ln); n != 0 {
 		t.Fatalf("%d connections arrived", n)
 	}
+}
+
+func TestNetSecondListenerRefused(t *testing.T) {
+	expect(t, attempt(t, "nested", childOpts{mode: NetProxy}).results(t), "nested", "EBUSY")
 }
 
 func TestNetIOUringRefused(t *testing.T) {
@@ -463,7 +496,7 @@ func TestNetRace(t *testing.T) {
 	out := listenTCP(t, "tcp4", outsideIPv4(t))
 	go acceptAll(loop)
 	f := attempt(t, "race", childOpts{mode: NetProxy, env: []string{
-		"LOOP=" + loop.Addr().String(), "OUT=" + out.Addr().String(), "MIN=200", "MAX=200000"}})
+		"LOOP=" + loop.Addr().String(), "OUT=" + out.Addr().String(), "MIN=1000", "MAX=200000"}})
 	res := f.results(t)
 	t.Logf("outcomes: %v", res)
 	if res["ok"] == "" || res["EACCES"] == "" {
@@ -494,6 +527,55 @@ func TestNetAfterCloseConnectFails(t *testing.T) {
 	if n := othersArrived(t, ln); n != 0 {
 		t.Fatalf("%d connections arrived after the helper went away", n)
 	}
+}
+
+// fullListener listens on loopback with a queue that is full after one
+// connection and never accepts: a blocking connect to it hangs.
+func fullListener(t testing.TB) string {
+	t.Helper()
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*unix.SockaddrInet4).Port))
+}
+
+// connecting says whether the helper is making a connect now.
+func (s *netSupervisor) connecting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.inside) > 0
+}
+
+func TestNetCloseCutsAHangingConnect(t *testing.T) {
+	addr := fullListener(t)
+	f := attempt(t, "connect", childOpts{mode: NetProxy, env: []string{"ADDR=" + addr, "REPEAT=3"}})
+	deadline := time.Now().Add(watchdog)
+	for !f.sup.connecting() {
+		if time.Now().After(deadline) {
+			t.Fatal("no connect ever hung")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() { f.sup.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(watchdog):
+		t.Fatal("Close waits for a hanging connect")
+	}
+	f.cmd.Process.Kill()
 }
 
 func TestNetSupervisorEndsWithTheCommand(t *testing.T) {
