@@ -469,6 +469,53 @@ func TestNetUnixAbstractRefused(t *testing.T) {
 	}
 }
 
+// refuseUnixPlaces stands places for the refused unix places while the
+// test runs.
+func refuseUnixPlaces(t *testing.T, places ...string) {
+	old := refusedUnixPlaces
+	refusedUnixPlaces = func() []string { return places }
+	t.Cleanup(func() { refusedUnixPlaces = old })
+}
+
+// TestNetUnixRefusedPlaces: a socket in a refused place (here standing for
+// the user's runtime folder) is refused, by its path and through a link
+// elsewhere, and nothing arrives.
+func TestNetUnixRefusedPlaces(t *testing.T) {
+	runtimeDir := t.TempDir()
+	refuseUnixPlaces(t, runtimeDir)
+	path := filepath.Join(runtimeDir, "bus")
+	got := unixListener(t, path)
+	link := filepath.Join(t.TempDir(), "bus")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, sock := range []string{path, link} {
+		f := attempt(t, "unix", childOpts{mode: NetProxy, env: []string{"SOCK=" + sock}})
+		expect(t, f.results(t), "connect", "EACCES")
+		want := []Denial{{Kind: "network", Path: path}}
+		if d := f.sup.Denied(); !slices.Equal(d, want) {
+			t.Fatalf("denied %v, want %v", d, want)
+		}
+	}
+	select {
+	case <-got:
+		t.Fatal("a connection arrived at a refused socket")
+	default:
+	}
+}
+
+func TestNetUnixRefusedPlacesByDefault(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "/run/user/4242")
+	t.Setenv("SSH_AUTH_SOCK", "/tmp/ssh-XYZ/agent.1")
+	t.Setenv("DOCKER_HOST", "unix:///home/u/.docker/run/docker.sock")
+	places := defaultRefusedUnix()
+	for _, want := range []string{"/run/user/4242", "/tmp/ssh-XYZ/agent.1", "/home/u/.docker/run/docker.sock", "/tmp/.X11-unix", "/run/dbus", "/run/nscd", "/run/systemd/resolve", "/run/docker.sock"} {
+		if !slices.Contains(places, want) {
+			t.Errorf("%s is not refused: %v", want, places)
+		}
+	}
+}
+
 // TestNetUnixSeenFromTheCommandsRoot: a socket in a folder the command's
 // mount namespace hides stays out of reach, by its path and through an
 // absolute symbolic link, though the helper itself sees it.
@@ -625,32 +672,33 @@ attempt("loopback", socket.AF_INET, socket.SOCK_STREAM, (host, int(port)))
 	}
 }
 
-func TestNetReceiveListenerFromATrampolineThatFailed(t *testing.T) {
+// pair makes a listener socket pair for the test; the helper's end has a
+// watchdog.
+func pair(t *testing.T) (helperEnd, childEnd *os.File) {
 	helperEnd, childEnd, err := listenerPair()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer helperEnd.Close()
-	childEnd.Close() // the trampoline ended without sending
+	t.Cleanup(func() { helperEnd.Close(); childEnd.Close() })
 	helperEnd.SetReadDeadline(time.Now().Add(watchdog))
+	return helperEnd, childEnd
+}
+
+func TestNetReceiveListenerFromATrampolineThatFailed(t *testing.T) {
+	helperEnd, childEnd := pair(t)
+	childEnd.Close() // the trampoline ended without sending
 	if _, err := receiveListener(helperEnd); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("got %v, want an error at once", err)
 	}
 }
 
 func TestNetReceiveListenerRefusesAnotherFile(t *testing.T) {
-	helperEnd, childEnd, err := listenerPair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer helperEnd.Close()
-	defer childEnd.Close()
+	helperEnd, childEnd := pair(t)
 	null, _ := os.Open(os.DevNull)
 	defer null.Close()
 	if err := sendListener(childEnd, int(null.Fd())); err != nil {
 		t.Fatal(err)
 	}
-	helperEnd.SetReadDeadline(time.Now().Add(watchdog))
 	if l, err := receiveListener(helperEnd); err == nil {
 		l.Close()
 		t.Fatal("a file that is no listener was taken for one")

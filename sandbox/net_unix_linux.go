@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,6 +27,16 @@ import (
 // namespace, not the file system: the desktop's X server, a session bus,
 // container shims listen there, so the command is refused them (EACCES),
 // as Landlock's scope refuses the command's own connects to them from ABI 6.
+//
+// Some unix sockets are themselves a way out, and are refused too (EACCES),
+// wherever the command finds them (by their resolved path): the daemons
+// that resolve a name the command gives them, sending a DNS query that may
+// carry data (nscd, systemd-resolved, the system bus that fronts it); the
+// session's own services, which run programs outside the sandbox (the
+// session bus, systemd --user), hold keys (ssh-agent, gpg-agent, the
+// keyring) or type into other windows (X11, Wayland): all in the user's
+// runtime folder or /tmp/.X11-unix; and the container engines, whose
+// containers have the network and the host's files.
 
 // connectUnix connects sock to the unix socket the caller named.
 func (s *netSupervisor) connectUnix(c *caller, id uint64, sock int, raw []byte) unix.Errno {
@@ -44,6 +56,10 @@ func (s *netSupervisor) connectUnix(c *caller, id uint64, sock int, raw []byte) 
 		return e
 	}
 	defer unix.Close(target)
+	if place, refused := refusedSocket(target); refused {
+		s.deny(Denial{Kind: "network", Path: place})
+		return unix.EACCES
+	}
 	if !s.valid(id) {
 		return unix.EACCES
 	}
@@ -85,4 +101,46 @@ func unixSockaddr(path string) []byte {
 	raw := binary.NativeEndian.AppendUint16(make([]byte, 0, 2+len(path)+1), unix.AF_UNIX)
 	raw = append(raw, path...)
 	return append(raw, 0)
+}
+
+// refusedSocket says whether the socket file opened as fd lies in one of
+// the refused places, and names it.
+func refusedSocket(fd int) (string, bool) {
+	path, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		return "", true
+	}
+	for _, place := range refusedUnixPlaces() {
+		if path == place || strings.HasPrefix(path, place+"/") {
+			return path, true
+		}
+	}
+	return path, false
+}
+
+// refusedUnixPlaces are the folders and sockets refused to commands,
+// resolved once as the helper sees them.
+var refusedUnixPlaces = sync.OnceValue(defaultRefusedUnix)
+
+func defaultRefusedUnix() []string {
+	places := []string{
+		"/run/user/" + strconv.Itoa(os.Getuid()), os.Getenv("XDG_RUNTIME_DIR"), os.Getenv("SSH_AUTH_SOCK"),
+		"/tmp/.X11-unix",
+		"/run/nscd", "/run/systemd/resolve", "/run/dbus",
+		"/run/docker.sock", "/run/containerd", "/run/podman", "/run/crio",
+	}
+	if h, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
+		places = append(places, h)
+	}
+	var out []string
+	for _, p := range places {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		out = append(out, filepath.Clean(p))
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != filepath.Clean(p) {
+			out = append(out, real)
+		}
+	}
+	return out
 }
