@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -623,6 +624,16 @@ func TestNetCloseCutsAHangingConnect(t *testing.T) {
 		t.Fatal("Close waits for a hanging connect")
 	}
 	f.cmd.Process.Kill()
+	for deadline := time.Now().Add(watchdog); supervisorGoroutines() > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines of a closed supervisor remain")
+		}
+	}
+}
+
+func supervisorGoroutines() int {
+	buf := make([]byte, 1<<20)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "(*netSupervisor)")
 }
 
 func TestNetSupervisorEndsWithTheCommand(t *testing.T) {

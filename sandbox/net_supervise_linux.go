@@ -78,9 +78,11 @@ func pollable(listener *os.File) (*os.File, error) {
 }
 
 // receive takes notifications until the listener hangs up (no process
-// under the filter is left) or is closed.
+// under the filter is left) or is closed. Whatever ends it closes the
+// listener: unserved, a connect must fail (ENOSYS), not wait.
 func (s *netSupervisor) receive() {
 	defer close(s.done)
+	defer s.f.Close()
 	for {
 		n, err := s.next()
 		if err != nil {
