@@ -22,8 +22,9 @@ import (
 //     socket that cannot be made cannot send a datagram, so sendto of a
 //     datagram needs no rule.
 //   - connect goes to the helper (user notification), which connects the
-//     very socket itself if the address is loopback or a unix socket; see
-//     net_supervise_linux.go.
+//     very socket itself if the address is loopback (but port 53) or a unix
+//     socket that is no way out itself; see net_connect_linux.go and
+//     net_unix_linux.go.
 //   - sendto, sendmsg and sendmmsg with MSG_FASTOPEN fail with EACCES:
 //     on a TCP socket that flag connects to the address it is given,
 //     without a connect call. Without it, sendto's address is ignored on
@@ -137,7 +138,9 @@ func fastOpenRule(p *bpfProg) {
 // no_new_privs set) for network mode n and returns the listener fd. The
 // caller must send the listener to the helper and close it before it
 // execs: a command holding its own listener could answer its own connects.
-// NetOpen installs nothing and returns -1.
+// NetOpen installs nothing and returns -1. Under a filter with a listener
+// already (an enclosing helper's), the error wraps EBUSY: the kernel
+// allows one listener per thread, and the enclosing one still holds.
 func filterNetwork(n Network) (listener int, err error) {
 	switch n {
 	case NetOpen:
