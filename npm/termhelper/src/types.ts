@@ -1,4 +1,6 @@
-// The wire protocol's params and answers (PROTOCOL.md), as TypeScript types.
+// The native protocol's params and answers (docs/protocol.md), as TypeScript
+// types. docs/schema/ holds the same shapes as JSON Schema; a test generates
+// declarations from the schemas and checks that these agree with them.
 
 /** `initialize` params. The client fills these from its start options. */
 export interface InitializeParams {
@@ -64,7 +66,6 @@ export interface Finished {
   fullOutputPath: string | null;
   /** One line for an activity card: "exit 0 · 412ms". */
   summary: string;
-  sessionId?: string;
 }
 
 /** The answer for a command that is still alive. */
@@ -74,6 +75,9 @@ export interface Alive {
   state: "running" | "waiting" | "background";
   output: string;
   stderr?: string;
+  /** Some of the session's output was cut from this window; the spill file has it. */
+  truncated?: boolean;
+  fullOutputPath?: string;
   prompt?: Prompt;
   /** TCP ports the session's tree listens on. */
   ports?: number[];
@@ -144,6 +148,16 @@ export interface ScreenResult {
   altScreen: boolean;
 }
 
+export interface ScreenParams {
+  sessionId: string;
+}
+
+export interface PolicyCheckParams {
+  command: string;
+  /** The directory it would run in: inside the root, relative to it or absolute. */
+  cwd?: string;
+}
+
 export type Decision = "allow" | "ask" | "deny";
 
 export interface PolicyCheckResult {
@@ -151,11 +165,25 @@ export interface PolicyCheckResult {
   reasons: string[];
 }
 
+/** An item the rm shim moved to the trash. */
 export interface TrashEntry {
   id: string;
-  path: string;
-  deletedAt: string;
+  /** The command line that removed it. */
+  command: string;
+  isDir: boolean;
+  /** Where it was, and where trash/restore puts it back. */
+  originalPath: string;
   size: number;
+  /** When it was moved, RFC 3339. */
+  time: string;
+}
+
+export interface TrashListResult {
+  entries: TrashEntry[];
+}
+
+export interface TrashRestoreParams {
+  id: string;
 }
 
 /** `approval/request` from the helper: a command that needs a yes. */
@@ -168,13 +196,18 @@ export interface ApprovalRequest {
 /** "always" also allows the command's name (and subcommand) for this root from now on. */
 export type ApprovalDecision = "allow" | "deny" | "always";
 
+/** The host's answer to `approval/request`. */
+export interface ApprovalResult {
+  decision: ApprovalDecision;
+}
+
 /** `session/exited`: sent for every session the moment it ends. */
 export interface ExitedEvent {
   sessionId: string;
   exitCode: number;
   signal: string | null;
   durationMs: number;
-  timedOut?: boolean;
+  timedOut: boolean;
   summary: string;
 }
 
@@ -190,13 +223,3 @@ export interface OutputEvent {
   stream: string;
   data: string;
 }
-
-/** Application error codes (PROTOCOL.md section 10). */
-export const ErrorCode = {
-  NoSuchSession: -32001,
-  CwdOutsideRoot: -32002,
-  BlockedByPolicy: -32003,
-  ApprovalRefused: -32004,
-  StartFailed: -32005,
-  TooManySessions: -32006,
-} as const;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Termhelper, ErrorCode, isFinished } from "../lib/index.js";
+import { Termhelper, ErrorCode, isFinished } from "../lib/esm.mjs";
 
 const watchdog = 60_000; // a guard against a hang, never a timing assertion
 
@@ -163,7 +163,7 @@ test("start rejects when the helper cannot start", async () => {
     await assert.rejects(
       Termhelper.start({ root, config: join(root, "no-such.toml"), stderr: "ignore", env: { SHELL: "" } }),
     );
-    await assert.rejects(Termhelper.start({ root, bin: join(root, "no-such-binary") }), /ENOENT/);
+    await assert.rejects(Termhelper.start({ root, bin: join(root, "no-such-binary") }), /no-such-binary does not exist/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
