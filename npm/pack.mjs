@@ -1,7 +1,9 @@
-// Packs the npm packages from a make dist folder: one package per platform
-// holding only its binary (with os/cpu so npm installs just the right one),
-// and the main package, whose optionalDependencies name them all at the
-// same version. The version comes from the VERSION file alone.
+// Packs the npm packages from a make dist folder: one package per platform,
+// under the @termhelper scope, holding only its binary (with os/cpu so npm
+// installs just the right one), and the main package, whose
+// optionalDependencies name them all at the same version and whose
+// postinstall checks that the binary is there and runs. The version comes
+// from the VERSION file alone; every package carries the LICENSE.
 // Usage: node npm/pack.mjs DIST   (tarballs land in DIST/npm)
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,11 +25,15 @@ const targets = [
 ];
 
 const main = JSON.parse(readFileSync(join(repo, "npm/termhelper/package.json"), "utf8"));
+const license = join(repo, "LICENSE");
 const common = {
   version,
-  homepage: main.homepage,
-  repository: main.repository,
   license: main.license,
+  homepage: main.homepage,
+  bugs: main.bugs,
+  engines: main.engines,
+  // Scoped packages are private unless said otherwise.
+  publishConfig: { access: "public" },
 };
 
 function write(file, text) {
@@ -40,9 +46,9 @@ function pack(dir) {
 }
 
 function platformPackage(t) {
-  const name = `termhelper-${t.os}-${t.cpu}`;
+  const name = `@termhelper/${t.os}-${t.cpu}`;
   const exe = t.goos === "windows" ? ".exe" : "";
-  const dir = join(dist, "npm-stage", name);
+  const dir = join(dist, "npm-stage", `${t.os}-${t.cpu}`);
   const bin = join(dir, "bin", `termhelper${exe}`);
   const built = join(dist, `termhelper-${t.goos}-${t.goarch}${exe}`);
   if (!existsSync(built)) {
@@ -56,6 +62,7 @@ function platformPackage(t) {
   const pkg = {
     name,
     ...common,
+    repository: { ...main.repository, directory: "npm/pack.mjs" },
     description: `The termhelper binary for ${t.os} ${t.cpu}; installed by the termhelper package`,
     os: [t.os],
     cpu: [t.cpu],
@@ -64,7 +71,8 @@ function platformPackage(t) {
     preferUnplugged: true,
   };
   write(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
-  write(join(dir, "README.md"), `# ${name}\n\nThe \`termhelper\` binary for ${t.os} ${t.cpu}. Install \`termhelper\`, not this package: npm picks the right platform package itself.\n`);
+  write(join(dir, "README.md"), `# ${name}\n\nThe \`termhelper\` binary for ${t.os} ${t.cpu}. Install \`termhelper\`, not this package: npm picks the right platform package itself.\n\nMIT licensed.\n`);
+  copyFileSync(license, join(dir, "LICENSE"));
   pack(dir);
   return name;
 }
@@ -74,9 +82,11 @@ function mainPackage(names) {
   const dir = join(dist, "npm-stage", "termhelper");
   cpSync(join(src, "lib"), join(dir, "lib"), { recursive: true });
   copyFileSync(join(src, "README.md"), join(dir, "README.md"));
+  copyFileSync(license, join(dir, "LICENSE"));
   const pkg = { ...main, version, optionalDependencies: Object.fromEntries(names.map((n) => [n, version])) };
   delete pkg.devDependencies;
-  delete pkg.scripts;
+  // The install-time check (lib/install.js), as esbuild has one.
+  pkg.scripts = { postinstall: "node lib/install.js" };
   write(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
   pack(dir);
 }
