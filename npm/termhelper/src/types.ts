@@ -11,8 +11,9 @@ export interface InitializeParams {
 }
 
 export interface InitializeResult {
-  serverInfo: { name: string; version: string };
-  protocolVersion: number;
+  serverInfo: { name: "termhelper"; version: string };
+  /** The native protocol's version; Termhelper.start refuses any but PROTOCOL_VERSION. */
+  protocolVersion: 1;
   platform: { os: string; arch: string; shell: string; pty: string };
   root: string;
   limits: { timeoutMs: number; maxStreamChars: number; maxLineChars: number };
@@ -110,7 +111,8 @@ export interface ReadParams {
   stableMs?: number;
 }
 
-export type Signal = "SIGTERM" | "SIGINT" | "SIGHUP" | "SIGKILL";
+/** The first signal session/kill sends to the whole tree; also accepted without "SIG". */
+export type Signal = "SIGTERM" | "SIGINT" | "SIGHUP" | "SIGKILL" | "TERM" | "INT" | "HUP" | "KILL";
 
 export interface KillParams {
   sessionId: string;
@@ -220,6 +222,7 @@ export interface WaitingEvent {
 /** `session/output`: raw text as it arrives (escape sequences kept). */
 export interface OutputEvent {
   sessionId: string;
-  stream: string;
+  /** "output": the terminal (or stdout); "stderr": where stderr is apart. */
+  stream: "output" | "stderr";
   data: string;
 }
