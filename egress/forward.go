@@ -1,0 +1,202 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// forward serves one absolute-form request (GET http://host/path): judged
+// on its own host, whatever the connection's earlier requests went to,
+// then sent on with the hop-by-hop headers removed, and its response
+// streamed back. False ends the client connection.
+func (c *conn) forward(req *http.Request) bool {
+	host, port, err := absoluteTarget(req)
+	if err != nil {
+		return c.reply(req, http.StatusBadRequest, err.Error())
+	}
+	ctx, cancel := context.WithCancel(c.l.ctx)
+	defer cancel()
+	stop := c.watch(cancel)
+	defer stop()
+	v := c.l.judge(ctx, host, port)
+	if req.Body != http.NoBody {
+		stop() // the body is read from br from here on
+	}
+	if !v.allow {
+		stop()
+		return c.refuse(req, host, port, v)
+	}
+	out, body := outgoing(ctx, req, host, port, c.nc)
+	resp, err := c.l.tr.RoundTrip(out)
+	if err != nil {
+		return body.release(c.l.ctx) && c.unreachable(req, host, port, err)
+	}
+	ok := c.respond(req, resp)
+	return body.finished(c.l.ctx) && ok
+}
+
+// absoluteTarget reads an absolute-form request's host and port. Only
+// http and https URLs are forwarded; anything else is for an origin
+// server, not a proxy.
+func absoluteTarget(req *http.Request) (string, int, error) {
+	u := req.URL
+	if !u.IsAbs() || u.Host == "" {
+		return "", 0, errString("this is a proxy: send CONNECT host:port, or a request with a whole URL (GET http://host/path)")
+	}
+	port := u.Port()
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", 0, errString("only http and https URLs are forwarded, not " + u.Scheme)
+	case port == "" && u.Scheme == "https":
+		port = "443"
+	case port == "":
+		port = "80"
+	}
+	return target(u.Hostname(), port)
+}
+
+// outgoing is the request as the origin gets it. The Host header is the
+// URL's authority, as RFC 9112 asks of a proxy: a Host naming another site
+// would reach it on the allowed host's address.
+func outgoing(ctx context.Context, req *http.Request, host string, port int, client io.Writer) (*http.Request, *reqBody) {
+	out := req.Clone(ctx)
+	out.RequestURI = ""
+	out.Host = req.URL.Host
+	out.URL.Host = net.JoinHostPort(host, strconv.Itoa(port))
+	out.Close = false
+	stripHop(out.Header)
+	out.Header.Del("Proxy-Authorization")
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header["User-Agent"] = []string{""} // not Go's own
+	}
+	if req.Body == http.NoBody {
+		return out, nil
+	}
+	b := &reqBody{r: req.Body, closed: make(chan struct{})}
+	if strings.EqualFold(out.Header.Get("Expect"), "100-continue") {
+		out.Header.Del("Expect")
+		b.client = client
+	}
+	out.Body = b
+	return out, b
+}
+
+// respond streams resp to the client; false when the connection cannot
+// carry another request.
+func (c *conn) respond(req *http.Request, resp *http.Response) bool {
+	stripHop(resp.Header)
+	if req.Close {
+		resp.Close = true
+	}
+	if !req.ProtoAtLeast(1, 1) { // no chunked encoding for HTTP/1.0: the end is the close
+		resp.TransferEncoding = nil
+		resp.Close = true
+	}
+	bw := bufio.NewWriter(c.nc)
+	resp.Body = flushBefore{resp.Body, bw}
+	if err := resp.Write(writeOnly{bw}); err != nil {
+		return false
+	}
+	return bw.Flush() == nil && !resp.Close
+}
+
+// hopByHop are the headers that describe one connection, not the message
+// (RFC 9110, section 7.6.1), and so never pass a proxy.
+var hopByHop = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func stripHop(h http.Header) {
+	for _, v := range h.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			h.Del(strings.TrimSpace(name))
+		}
+	}
+	for _, name := range hopByHop {
+		h.Del(name)
+	}
+}
+
+// reqBody is a request body on its way from the client to the origin. It
+// answers Expect: 100-continue at the first read (the origin wants the
+// body), and tells the connection when the transport is done with it:
+// only then may the next request be read, and only if it was read whole.
+type reqBody struct {
+	r      io.ReadCloser
+	client io.Writer // set while a 100 Continue is owed
+	eof    atomic.Bool
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (b *reqBody) Read(p []byte) (int, error) {
+	if b.client != nil {
+		if _, err := io.WriteString(b.client, "HTTP/1.1 100 Continue\r\n\r\n"); err != nil {
+			return 0, err
+		}
+		b.client = nil
+	}
+	n, err := b.r.Read(p)
+	if err == io.EOF {
+		b.eof.Store(true)
+	}
+	return n, err
+}
+
+func (b *reqBody) Close() error {
+	b.once.Do(func() { close(b.closed) })
+	return nil
+}
+
+// release waits for the transport to let go of the body (it may still be
+// sending it when the answer comes); false if the session ends first.
+func (b *reqBody) release(ctx context.Context) bool {
+	if b == nil {
+		return true
+	}
+	select {
+	case <-b.closed:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// finished: released and read to its end, so the client's next request
+// starts where the body ended.
+func (b *reqBody) finished(ctx context.Context) bool {
+	return b.release(ctx) && (b == nil || b.eof.Load())
+}
+
+// flushBefore sends what is buffered before it waits for more of the body:
+// a streamed answer (server-sent events, a progress log) reaches the
+// client as it comes, and a fast one goes out in full buffers.
+type flushBefore struct {
+	io.ReadCloser
+	w *bufio.Writer
+}
+
+func (f flushBefore) Read(p []byte) (int, error) {
+	if f.w.Buffered() > 0 {
+		if err := f.w.Flush(); err != nil {
+			return 0, err
+		}
+	}
+	return f.ReadCloser.Read(p)
+}
+
+// writeOnly hides bufio.Writer's ReadFrom, which would read the body into
+// the buffer that flushBefore flushes.
+type writeOnly struct{ w io.Writer }
+
+func (w writeOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
