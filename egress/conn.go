@@ -65,8 +65,7 @@ func (c *conn) handle(req *http.Request) bool {
 			"proxy credentials missing or wrong: use the proxy address this command was given (HTTP_PROXY)")
 	}
 	if req.Method == http.MethodConnect {
-		c.connect(req)
-		return false
+		return c.connect(req)
 	}
 	return c.forward(req)
 }

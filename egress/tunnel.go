@@ -12,12 +12,12 @@ import (
 )
 
 // connect serves CONNECT host:port: judged, dialled, then a byte tunnel
-// (no TLS interception: what the client sends inside is its own).
-func (c *conn) connect(req *http.Request) {
+// (no TLS interception: what the client sends inside is its own). After a
+// refusal the connection may carry another request; after a tunnel, not.
+func (c *conn) connect(req *http.Request) bool {
 	host, port, err := connectTarget(req.URL.Host)
 	if err != nil {
-		c.reply(req, http.StatusBadRequest, err.Error())
-		return
+		return c.reply(req, http.StatusBadRequest, err.Error())
 	}
 	ctx, cancel := context.WithCancel(c.l.ctx)
 	defer cancel()
@@ -25,20 +25,18 @@ func (c *conn) connect(req *http.Request) {
 	v := c.l.judge(ctx, host, port)
 	if !v.allow {
 		stop()
-		c.refuse(req, host, port, v)
-		return
+		return c.refuse(req, host, port, v)
 	}
 	far, err := c.l.dialTunnel(ctx, host, port)
 	stop()
 	if err != nil {
-		c.unreachable(req, host, port, err)
-		return
+		return c.unreachable(req, host, port, err)
 	}
 	defer c.l.untrack(far)
-	if _, err := io.WriteString(c.nc, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		return
+	if _, err := io.WriteString(c.nc, "HTTP/1.1 200 Connection established\r\n\r\n"); err == nil {
+		c.l.tunnel(c.nc, c.br, far)
 	}
-	c.l.tunnel(c.nc, c.br, far)
+	return false
 }
 
 // tunnel copies both ways until both ends have finished sending. Each
