@@ -381,7 +381,12 @@ func TestCloseEndsEverything(t *testing.T) {
 	waiting.send("CONNECT other.test:443 HTTP/1.1\r\n" + auth(l) + "\r\n")
 	waitOn(t, asked, "the question")
 
-	p.Close()
+	closed := make(chan struct{})
+	go func() {
+		p.Close()
+		close(closed)
+	}()
+	waitOn(t, closed, "Close to return")
 	for _, c := range append(open, idle, waiting) {
 		if _, err := io.ReadAll(c.br); err != nil && !errors.Is(err, net.ErrClosed) && !isReset(err) {
 			t.Errorf("after Close: %v", err)
