@@ -24,15 +24,12 @@ type question struct {
 }
 
 // judge decides whether the session may reach host. The deny list comes
-// first, then the allow list and the remembered hosts, then loopback (which
-// the command reaches directly anyway), then what this session was told,
-// then a question, which ctx withdraws when the client goes away.
+// first, then the allow list, loopback and the remembered hosts, then what
+// this session was told, then a question, which ctx withdraws when the
+// client goes away.
 func (l *Listener) judge(ctx context.Context, host string, port int) verdict {
 	if v, ok := l.p.ruled(host); ok {
 		return v
-	}
-	if loopback(host) {
-		return verdict{allow: true}
 	}
 	if l.ask == nil {
 		return verdict{why: "not on the network allow list"}

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -240,19 +238,5 @@ func (l *Listener) waiters(host string) int {
 	}
 	return 0
 }
-
-func port(t *testing.T, addr string) string {
-	t.Helper()
-	_, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := strconv.Atoi(p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func hostport(h, p string) string { return fmt.Sprintf("%s:%s", h, p) }
 
 func timeAfter() <-chan time.Time { return time.After(watchdog) }

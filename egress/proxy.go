@@ -110,11 +110,12 @@ func (p *Proxy) Close() {
 }
 
 // ruled is what the rules alone say of a host: deny, allow, or ask.
+// Loopback is let through: the command reaches it directly anyway.
 func (p *Proxy) ruled(host string) (verdict, bool) {
 	if p.deny.match(host) {
 		return verdict{why: "on the network deny list"}, true
 	}
-	if p.allow.match(host) || p.remembered(host) {
+	if p.allow.match(host) || loopback(host) || p.remembered(host) {
 		return verdict{allow: true}, true
 	}
 	return verdict{}, false
