@@ -129,7 +129,7 @@ func (c *conn) refuse(req *http.Request, host string, port int, v verdict) bool 
 // be read to its end first.
 func (c *conn) reply(req *http.Request, code int, msg string) bool {
 	body := "termhelper: " + msg + "\n"
-	keep := req != nil && !req.Close && discard(req)
+	keep := req != nil && !req.Close && c.discard(req)
 	resp := &http.Response{StatusCode: code, ProtoMajor: 1, ProtoMinor: 1,
 		Header:        http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
 		Body:          io.NopCloser(strings.NewReader(body)),
@@ -149,15 +149,18 @@ func (c *conn) reply(req *http.Request, code int, msg string) bool {
 const maxDiscard = 256 << 10
 
 // discard reads the rest of a body the proxy will not send on; false when
-// it is too long, or not sent yet (a client waiting for 100 Continue may
-// or may not send it after a refusal, so the connection cannot go on).
-func discard(req *http.Request) bool {
+// it is too long, stalls, or is not sent yet (a client waiting for 100
+// Continue may or may not send it after a refusal, so the connection
+// cannot go on).
+func (c *conn) discard(req *http.Request) bool {
 	if req.Body == http.NoBody {
 		return true
 	}
 	if strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
 		return false
 	}
+	c.nc.SetReadDeadline(time.Now().Add(idleTimeout))
+	defer c.nc.SetReadDeadline(time.Time{})
 	_, err := io.CopyN(io.Discard, req.Body, maxDiscard+1)
 	return err == io.EOF
 }

@@ -89,6 +89,10 @@ func TestPlainHTTPJudgesEachRequest(t *testing.T) {
 	if code != 403 || !strings.Contains(body, "denied.test:80") || !strings.Contains(body, "deny list") {
 		t.Fatalf("request to a denied host: %d %q", code, body)
 	}
+	c.send("POST http://denied.test/upload HTTP/1.1\r\nHost: denied.test\r\n" + auth(l) + "Content-Length: 11\r\n\r\nsecret data")
+	if code, body = c.answer("POST"); code != 403 {
+		t.Fatalf("a refused upload: %d %q", code, body)
+	}
 	code, body = c.get("http://allowed.test/c")
 	if code != 200 || body != "path /c" {
 		t.Fatalf("request after the refusal: %d %q", code, body)
