@@ -36,8 +36,10 @@ func (c *conn) forward(req *http.Request) bool {
 	out, body := outgoing(ctx, req, host, port, c.nc)
 	resp, err := c.l.tr.RoundTrip(out)
 	if err != nil {
+		body.answered()
 		return body.release(c.l.ctx) && c.unreachable(req, host, port, err)
 	}
+	body.answered()
 	ok := c.respond(req, resp)
 	return body.finished(c.l.ctx) && ok
 }
@@ -92,6 +94,7 @@ func outgoing(ctx context.Context, req *http.Request, host string, port int, cli
 // carry another request.
 func (c *conn) respond(req *http.Request, resp *http.Response) bool {
 	stripHop(resp.Header)
+	resp.ProtoMajor, resp.ProtoMinor = 1, 1 // this hop's version, not the origin's
 	if req.Close {
 		resp.Close = true
 	}
@@ -129,24 +132,45 @@ func stripHop(h http.Header) {
 // only then may the next request be read, and only if it was read whole.
 type reqBody struct {
 	r      io.ReadCloser
-	client io.Writer // set while a 100 Continue is owed
 	eof    atomic.Bool
 	once   sync.Once
 	closed chan struct{}
+
+	mu     sync.Mutex
+	client io.Writer // set while a 100 Continue is owed
 }
 
 func (b *reqBody) Read(p []byte) (int, error) {
-	if b.client != nil {
-		if _, err := io.WriteString(b.client, "HTTP/1.1 100 Continue\r\n\r\n"); err != nil {
-			return 0, err
-		}
-		b.client = nil
+	if err := b.sendContinue(); err != nil {
+		return 0, err
 	}
 	n, err := b.r.Read(p)
 	if err == io.EOF {
 		b.eof.Store(true)
 	}
 	return n, err
+}
+
+func (b *reqBody) sendContinue() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.client == nil {
+		return nil
+	}
+	_, err := io.WriteString(b.client, "HTTP/1.1 100 Continue\r\n\r\n")
+	b.client = nil
+	return err
+}
+
+// answered: the origin's answer goes out now, and a 100 Continue no longer
+// may (it would land inside the answer). A nil body owes nothing.
+func (b *reqBody) answered() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.client = nil
+	b.mu.Unlock()
 }
 
 func (b *reqBody) Close() error {
