@@ -14,8 +14,8 @@ import (
 
 // forward serves one absolute-form request (GET http://host/path): judged
 // on its own host, whatever the connection's earlier requests went to,
-// then sent on with the hop-by-hop headers removed, and its response
-// streamed back. False ends the client connection.
+// then sent on over a connection of its own with the hop-by-hop headers
+// removed, and its answer streamed back. False ends the client connection.
 func (c *conn) forward(req *http.Request) bool {
 	host, port, err := absoluteTarget(req)
 	if err != nil {
@@ -33,20 +33,60 @@ func (c *conn) forward(req *http.Request) bool {
 		stop()
 		return c.refuse(req, host, port, v)
 	}
-	out, body := outgoing(ctx, req, host, port, c.nc)
-	resp, err := c.l.tr.RoundTrip(out)
+	far, err := c.l.dial(ctx, host, port)
 	if err != nil {
-		body.answered()
-		return body.release(c.l.ctx) && c.unreachable(req, host, port, err)
+		return c.unreachable(req, host, port, err)
 	}
+	defer c.l.untrack(far)
+	defer context.AfterFunc(ctx, func() { far.Close() })() // the client went away
+	return c.exchange(req, far, host, port)
+}
+
+// exchange sends the request to the origin while it reads the answer (an
+// origin may answer before it has read the whole body), relays the answer,
+// and reports whether the client connection can go on: only if the
+// request's body was read to its end.
+func (c *conn) exchange(req *http.Request, far net.Conn, host string, port int) bool {
+	out, body := outgoing(req, host, port, c.nc)
+	sent := make(chan error, 1)
+	c.l.wg.Go(func() {
+		err := out.Write(far)
+		if err != nil {
+			far.Close() // the origin would wait for the rest of the body
+		}
+		sent <- err
+	})
+	resp, err := readResponse(bufio.NewReader(far), out)
 	body.answered()
-	ok := c.respond(req, resp)
-	return body.finished(c.l.ctx) && ok
+	ok := err == nil && c.respond(req, resp)
+	far.Close()
+	<-sent // the body is no longer read from the client's connection
+	if err != nil {
+		ok = c.reply(req, http.StatusBadGateway, hostPort(host, port)+" gave no answer: "+oneLine(err.Error()))
+	}
+	return ok && body.whole()
+}
+
+// readResponse reads the origin's final answer: interim ones (103 Early
+// Hints) are dropped, and a switch of protocol is refused, since Upgrade
+// is never sent on.
+func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, error) {
+	for {
+		resp, err := http.ReadResponse(br, req)
+		switch {
+		case err != nil:
+			return nil, err
+		case resp.StatusCode == http.StatusSwitchingProtocols:
+			return nil, errString("the origin switched protocols unasked")
+		case resp.StatusCode >= 200:
+			return resp, nil
+		}
+	}
 }
 
 // absoluteTarget reads an absolute-form request's host and port. Only
-// http and https URLs are forwarded; anything else is for an origin
-// server, not a proxy.
+// http URLs are forwarded: https clients tunnel with CONNECT, and anything
+// else is for an origin server, not a proxy.
 func absoluteTarget(req *http.Request) (string, int, error) {
 	u := req.URL
 	if !u.IsAbs() || u.Host == "" {
@@ -54,10 +94,10 @@ func absoluteTarget(req *http.Request) (string, int, error) {
 	}
 	port := u.Port()
 	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", 0, errString("only http and https URLs are forwarded, not " + u.Scheme)
-	case port == "" && u.Scheme == "https":
-		port = "443"
+	case u.Scheme == "https":
+		return "", 0, errString("https goes through CONNECT host:443 (the proxy makes no TLS connections)")
+	case u.Scheme != "http":
+		return "", 0, errString("only http URLs are forwarded, not " + u.Scheme)
 	case port == "":
 		port = "80"
 	}
@@ -67,8 +107,8 @@ func absoluteTarget(req *http.Request) (string, int, error) {
 // outgoing is the request as the origin gets it. The Host header is the
 // URL's authority, as RFC 9112 asks of a proxy: a Host naming another site
 // would reach it on the allowed host's address.
-func outgoing(ctx context.Context, req *http.Request, host string, port int, client io.Writer) (*http.Request, *reqBody) {
-	out := req.Clone(ctx)
+func outgoing(req *http.Request, host string, port int, client io.Writer) (*http.Request, *reqBody) {
+	out := req.Clone(req.Context())
 	out.RequestURI = ""
 	out.Host = req.URL.Host
 	out.URL.Host = net.JoinHostPort(host, strconv.Itoa(port))
@@ -81,7 +121,7 @@ func outgoing(ctx context.Context, req *http.Request, host string, port int, cli
 	if req.Body == http.NoBody {
 		return out, nil
 	}
-	b := &reqBody{r: req.Body, closed: make(chan struct{})}
+	b := &reqBody{r: req.Body}
 	if strings.EqualFold(out.Header.Get("Expect"), "100-continue") {
 		out.Header.Del("Expect")
 		b.client = client
@@ -128,13 +168,11 @@ func stripHop(h http.Header) {
 
 // reqBody is a request body on its way from the client to the origin. It
 // answers Expect: 100-continue at the first read (the origin wants the
-// body), and tells the connection when the transport is done with it:
-// only then may the next request be read, and only if it was read whole.
+// body), and tells whether it was read whole: only then does the client's
+// next request start where it ended.
 type reqBody struct {
-	r      io.ReadCloser
-	eof    atomic.Bool
-	once   sync.Once
-	closed chan struct{}
+	r   io.ReadCloser
+	eof atomic.Bool
 
 	mu     sync.Mutex
 	client io.Writer // set while a 100 Continue is owed
@@ -150,6 +188,10 @@ func (b *reqBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Close leaves the client's body where it is: reading the rest would be
+// unbounded (http's own Close of a request body does that).
+func (b *reqBody) Close() error { return nil }
 
 func (b *reqBody) sendContinue() error {
 	b.mu.Lock()
@@ -173,30 +215,8 @@ func (b *reqBody) answered() {
 	b.mu.Unlock()
 }
 
-func (b *reqBody) Close() error {
-	b.once.Do(func() { close(b.closed) })
-	return nil
-}
-
-// release waits for the transport to let go of the body (it may still be
-// sending it when the answer comes); false if the session ends first.
-func (b *reqBody) release(ctx context.Context) bool {
-	if b == nil {
-		return true
-	}
-	select {
-	case <-b.closed:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// finished: released and read to its end, so the client's next request
-// starts where the body ended.
-func (b *reqBody) finished(ctx context.Context) bool {
-	return b.release(ctx) && (b == nil || b.eof.Load())
-}
+// whole: a bodiless request, or a body read to its end.
+func (b *reqBody) whole() bool { return b == nil || b.eof.Load() }
 
 // flushBefore sends what is buffered before it waits for more of the body:
 // a streamed answer (server-sent events, a progress log) reaches the

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -133,7 +135,8 @@ func TestBadRequests(t *testing.T) {
 	l := listen(t, p, nil)
 	for _, c := range []struct{ req, want string }{
 		{"GET /path HTTP/1.1\r\nHost: x.test\r\n" + auth(l) + "\r\n", "400 Bad Request"},
-		{"GET ftp://x.test/f HTTP/1.1\r\n" + auth(l) + "\r\n", "only http and https"},
+		{"GET ftp://x.test/f HTTP/1.1\r\n" + auth(l) + "\r\n", "only http URLs"},
+		{"GET https://x.test/f HTTP/1.1\r\n" + auth(l) + "\r\n", "https goes through CONNECT"},
 		{"CONNECT x.test HTTP/1.1\r\n" + auth(l) + "\r\n", "CONNECT needs host:port"},
 		{"CONNECT x.test:0 HTTP/1.1\r\n" + auth(l) + "\r\n", "not a port"},
 		{"CONNECT 2130706433:443 HTTP/1.1\r\n" + auth(l) + "\r\n", "not a host name"},
@@ -166,4 +169,35 @@ func TestLoopbackThroughProxyUnasked(t *testing.T) {
 	if code, body := c.get(srv.URL + "/local"); code != 200 || body != "path /local" {
 		t.Fatalf("%d %q", code, body)
 	}
+}
+
+// An origin that answers before it has read the upload (a refusal of its
+// own, 413) neither hangs the proxy nor leaves anything behind: the
+// client gets the answer, or at least the end of its connection.
+func TestOriginAnswersBeforeBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+	}))
+	t.Cleanup(srv.Close)
+	before := runtime.NumGoroutine()
+	p, err := New(Options{Allow: []string{"up.test"}, Dial: hosts(map[string]string{"up.test": srv.Listener.Addr().String()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := p.Listen(Request{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialListener(t, l)
+	const size = 8 << 20
+	c.send("POST http://up.test/ HTTP/1.1\r\nHost: up.test\r\n" + auth(l) + "Content-Length: " + strconv.Itoa(size) + "\r\n\r\n")
+	go c.nc.Write(make([]byte, size)) // ends with the connection
+	got, _ := io.ReadAll(c.br)
+	if len(got) > 0 && !strings.HasPrefix(string(got), "HTTP/1.1 413") {
+		t.Errorf("answer: %.80q", got)
+	}
+	c.nc.Close()
+	p.Close()
+	noLeak(t, before)
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"net"
-	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -22,7 +21,6 @@ type Listener struct {
 	ask   Asker
 	ln    net.Listener
 	token string
-	tr    *http.Transport
 
 	ctx    context.Context // ends at Close: every question, dial and request
 	cancel context.CancelFunc
@@ -51,7 +49,6 @@ func (p *Proxy) Listen(who Request, ask Asker) (*Listener, error) {
 		conns: map[net.Conn]bool{}, decided: map[string]verdict{},
 		asking: map[string]*question{}, seen: map[string]bool{}}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	l.tr = l.transport()
 	if err := p.add(l); err != nil {
 		ln.Close()
 		return nil, err
@@ -83,7 +80,6 @@ func (l *Listener) Close() {
 		}
 		l.mu.Unlock()
 		l.wg.Wait()
-		l.tr.CloseIdleConnections()
 		l.p.drop(l)
 		close(l.closed)
 	})
@@ -133,17 +129,13 @@ func (l *Listener) untrack(c net.Conn) {
 	l.mu.Unlock()
 }
 
-// dial reaches an allowed host. Whatever Options.Dial is, an attempt
-// ends after DialTimeout, or when the client or the session goes.
-func (l *Listener) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+// dial reaches an allowed host: a tunnel's far end or a plain request's
+// origin, tracked so that Close ends it. Whatever Options.Dial is, an
+// attempt ends after DialTimeout, or when the client or the session goes.
+func (l *Listener) dial(ctx context.Context, host string, port int) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, DialTimeout)
 	defer cancel()
-	return l.p.opts.Dial(ctx, network, addr)
-}
-
-// dialTunnel dials the far end of a tunnel, tracked so Close ends it.
-func (l *Listener) dialTunnel(ctx context.Context, host string, port int) (net.Conn, error) {
-	nc, err := l.dial(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	nc, err := l.p.opts.Dial(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return nil, err
 	}
@@ -152,16 +144,4 @@ func (l *Listener) dialTunnel(ctx context.Context, host string, port int) (net.C
 		return nil, ErrClosed
 	}
 	return nc, nil
-}
-
-// transport forwards plain HTTP requests: the hosts are judged before a
-// request reaches it, and it dials only the host judged.
-func (l *Listener) transport() *http.Transport {
-	return &http.Transport{
-		DialContext:         l.dial,
-		TLSHandshakeTimeout: DialTimeout,
-		DisableCompression:  true, // the client's Accept-Encoding goes as it is
-		MaxIdleConnsPerHost: 4,
-		IdleConnTimeout:     90 * time.Second,
-	}
 }

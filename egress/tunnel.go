@@ -27,7 +27,7 @@ func (c *conn) connect(req *http.Request) bool {
 		stop()
 		return c.refuse(req, host, port, v)
 	}
-	far, err := c.l.dialTunnel(ctx, host, port)
+	far, err := c.l.dial(ctx, host, port)
 	stop()
 	if err != nil {
 		return c.unreachable(req, host, port, err)
