@@ -181,14 +181,8 @@ func TestOriginAnswersBeforeBody(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	before := runtime.NumGoroutine()
-	p, err := New(Options{Allow: []string{"up.test"}, Dial: hosts(map[string]string{"up.test": srv.Listener.Addr().String()})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := p.Listen(Request{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, Options{Allow: []string{"up.test"}, Dial: hosts(map[string]string{"up.test": srv.Listener.Addr().String()})})
+	l := listen(t, p, nil)
 	c := dialListener(t, l)
 	const size = 8 << 20
 	c.send("POST http://up.test/ HTTP/1.1\r\nHost: up.test\r\n" + auth(l) + "Content-Length: " + strconv.Itoa(size) + "\r\n\r\n")

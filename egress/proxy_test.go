@@ -276,14 +276,8 @@ func TestClientLeavingWithdrawsQuestion(t *testing.T) {
 		withdrawn <- struct{}{}
 		return Deny, ctx.Err()
 	})
-	p, err := New(Options{Dial: hosts(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := p.Listen(Request{Command: "curl https://example.com"}, ask)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, Options{Dial: hosts(nil)})
+	l := listen(t, p, ask)
 	for round := range 2 {
 		c := dialListener(t, l)
 		c.send("CONNECT slow.test:443 HTTP/1.1\r\n" + auth(l) + "\r\n")
@@ -319,14 +313,8 @@ func TestClientLeavingMidRequest(t *testing.T) {
 			}
 		}
 	}))
-	p, err := New(Options{Allow: []string{"origin.test"}, Dial: hosts(map[string]string{"origin.test": srv.Listener.Addr().String()})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := p.Listen(Request{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, Options{Allow: []string{"origin.test"}, Dial: hosts(map[string]string{"origin.test": srv.Listener.Addr().String()})})
+	l := listen(t, p, nil)
 
 	c := dialListener(t, l)
 	c.send("GET http://origin.test/ HTTP/1.1\r\nHost: orig")
@@ -364,14 +352,8 @@ func TestCloseEndsEverything(t *testing.T) {
 		<-ctx.Done()
 		return Deny, ctx.Err()
 	})
-	p, err := New(Options{Allow: []string{"echo.test"}, Dial: hosts(map[string]string{"echo.test": far})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := p.Listen(Request{}, ask)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, Options{Allow: []string{"echo.test"}, Dial: hosts(map[string]string{"echo.test": far})})
+	l := listen(t, p, ask)
 	var open []*client
 	for range 5 {
 		c := dialListener(t, l)
