@@ -19,16 +19,16 @@ func (a *analyzer) checkAllowed(c cmd, name string) {
 		return
 	}
 	if !a.onAllowList(c) {
-		a.ask(c.words[0].raw, c.text, "not on the allow list")
+		a.askSoft(c.words[0].raw, c.text, "not on the allow list")
 		return
 	}
 	if check := writeChecks[cmdBase(name)]; check != nil {
 		if part, why := check(c); why != "" {
-			a.ask(part, c.text, why)
+			a.askSoft(part, c.text, why)
 		}
 	}
 	if c.extra {
-		a.ask(c.words[0].raw, c.text, "gets arguments that cannot be known before running")
+		a.askSoft(c.words[0].raw, c.text, "gets arguments that cannot be known before running")
 	}
 }
 

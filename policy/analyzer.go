@@ -86,8 +86,21 @@ func (a *analyzer) deny(part, in, why string) {
 	a.r.denyf(part, in, a.withWhere(why))
 }
 
+// ask records what no confinement makes harmless: a line that cannot be
+// read, or that may match a deny rule.
 func (a *analyzer) ask(part, in, why string) {
-	a.r.askf(part, in, a.withWhere(why))
+	a.r.note(askHard, part, in, a.withWhere(why))
+}
+
+// askSoft records what a sandbox holds: an unknown program, a write, a
+// read of a path outside the root that is no secret.
+func (a *analyzer) askSoft(part, in, why string) {
+	a.r.note(askSoft, part, in, a.withWhere(why))
+}
+
+// askSecret records a read of a secret.
+func (a *analyzer) askSecret(part, in, why string) {
+	a.r.note(askSecret, part, in, a.withWhere(why))
 }
 
 func (a *analyzer) withWhere(why string) string {
@@ -109,14 +122,14 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		a.funcDecl(n)
 	case *syntax.ArithmCmd:
 		if arithmUsesNames(n.X) {
-			a.ask(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
+			a.askSoft(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
 		}
 	case *syntax.LetClause:
-		a.ask(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
+		a.askSoft(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
 	case *syntax.TestClause:
 		a.testClause(n)
 	case *syntax.CoprocClause:
-		a.ask(nodeText(a.src, n), "", "starts a coprocess")
+		a.askSoft(nodeText(a.src, n), "", "starts a coprocess")
 	case *syntax.DeclClause:
 		a.decl(n)
 	case *syntax.ForClause:
@@ -208,7 +221,7 @@ func (a *analyzer) testClause(t *syntax.TestClause) {
 		return !risky
 	})
 	if risky {
-		a.ask(nodeText(a.src, t), "", "arithmetic on variables can run commands hidden in their values")
+		a.askSoft(nodeText(a.src, t), "", "arithmetic on variables can run commands hidden in their values")
 	}
 }
 

@@ -208,54 +208,55 @@ func (a *analyzer) readPath(w word, part, in string, recursive bool) {
 	case w.procSubst || t == "-" || readDevices.MatchString(t):
 		return
 	case strings.Contains(t, unknown):
-		a.ask(part, in, "reads a path that cannot be known before running")
+		a.askSoft(part, in, "reads a path that cannot be known before running")
 		return
 	case !isAbsPath(t) && a.env.cwd == "":
 		if pat := a.p.readProtect.match(t, ""); pat != "" {
-			a.ask(part, in, "reads a protected path: "+pat)
+			a.askSecret(part, in, "reads a protected path: "+pat)
 			return
 		}
-		a.ask(part, in, "reads a path in a folder that an earlier cd makes unknown")
+		a.askSoft(part, in, "reads a path in a folder that an earlier cd makes unknown")
 		return
 	}
 	abs := joinPath(a.env.cwd, t)
-	if why := a.readWhy(t, abs, w.glob); why != "" {
-		a.ask(part, in, why)
+	if why, class := a.readWhy(t, abs, w.glob); why != "" {
+		a.r.note(class, part, in, a.withWhere(why))
 		return
 	}
 	if recursive {
 		if held := a.p.readProtect.under(abs); held != "" {
-			a.ask(part, in, "reads everything in "+abs+", which holds a protected path: "+held)
+			a.askSecret(part, in, "reads everything in "+abs+", which holds a protected path: "+held)
 		}
 	}
 }
 
-// readWhy says why reading t (abs once resolved) needs approval, or "".
-// An existing path is followed through symbolic links, so a link in the
-// root to ~/.ssh/id_rsa is what it points to.
-func (a *analyzer) readWhy(t, abs string, glob bool) string {
+// readWhy says why reading t (abs once resolved) needs approval, or "",
+// and whether it is a secret. An existing path is followed through
+// symbolic links, so a link in the root to ~/.ssh/id_rsa is what it points
+// to.
+func (a *analyzer) readWhy(t, abs string, glob bool) (string, askClass) {
 	if pat := a.p.readProtect.match(t, a.env.cwd); pat != "" && glob {
-		return "may read a protected path (the pattern could match " + pat + ")"
+		return "may read a protected path (the pattern could match " + pat + ")", askSecret
 	} else if pat != "" {
-		return "reads a protected path: " + pat
+		return "reads a protected path: " + pat, askSecret
 	}
 	if !inside(a.p.root, abs) {
-		return "reads a path outside the project root: " + abs
+		return "reads a path outside the project root: " + abs, askSoft
 	}
 	if glob {
-		return ""
+		return "", askSoft
 	}
 	real := realPath(abs)
 	if real == abs {
-		return ""
+		return "", askSoft
 	}
 	if pat := a.p.readProtect.match(real, ""); pat != "" {
-		return "reads a protected path through a symbolic link: " + pat
+		return "reads a protected path through a symbolic link: " + pat, askSecret
 	}
 	if !inside(a.p.root, real) {
-		return "reads a path outside the project root through a symbolic link: " + real
+		return "reads a path outside the project root through a symbolic link: " + real, askSoft
 	}
-	return ""
+	return "", askSoft
 }
 
 // realPath resolves symbolic links in an existing path; a path that does

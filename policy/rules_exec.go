@@ -82,7 +82,7 @@ func shellRule(a *analyzer, c cmd) {
 // codeString judges a string of shell code handed to another shell.
 func (a *analyzer) codeString(c cmd, code word, where string) {
 	if strings.Contains(code.text, unknown) {
-		a.ask(code.raw, c.text, "runs shell code that cannot be known before running")
+		a.askSoft(code.raw, c.text, "runs shell code that cannot be known before running")
 		return
 	}
 	env := a.env.clone()

@@ -52,7 +52,7 @@ func (a *analyzer) writeTarget(t word, part, in string, plain bool) {
 		a.deny(part, in, "writes to a block device")
 		return
 	case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
-		a.ask(part, in, "opens a network connection")
+		a.askSoft(part, in, "opens a network connection")
 		return
 	}
 	if pat := a.p.protect.match(p, a.env.cwd); pat != "" {
@@ -63,10 +63,10 @@ func (a *analyzer) writeTarget(t word, part, in string, plain bool) {
 		return
 	}
 	if strings.Contains(p, unknown) {
-		a.ask(part, in, "writes to a file whose name cannot be known before running")
+		a.askSoft(part, in, "writes to a file whose name cannot be known before running")
 		return
 	}
-	a.ask(part, in, "writes to a file")
+	a.askSoft(part, in, "writes to a file")
 }
 
 // teeRule: every operand of tee is written.

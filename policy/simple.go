@@ -33,12 +33,12 @@ func (a *analyzer) simple(c cmd) {
 func (a *analyzer) checkRisky(c cmd) {
 	for _, w := range c.words {
 		if w.risky {
-			a.ask(w.raw, c.text, "expands a variable in a way that can run commands hidden in its value")
+			a.askSoft(w.raw, c.text, "expands a variable in a way that can run commands hidden in its value")
 		}
 	}
 	for _, as := range c.assigns {
 		if as.val.risky {
-			a.ask(as.raw, c.text, "expands a variable in a way that can run commands hidden in its value")
+			a.askSoft(as.raw, c.text, "expands a variable in a way that can run commands hidden in its value")
 		}
 	}
 }
@@ -78,9 +78,9 @@ func (a *analyzer) judgeKnown(c cmd) {
 func (a *analyzer) unknownName(c cmd) {
 	name := c.words[0]
 	if name.glob {
-		a.ask(name.raw, c.text, "the command name is a pattern the shell expands")
+		a.askSoft(name.raw, c.text, "the command name is a pattern the shell expands")
 	} else {
-		a.ask(name.raw, c.text, "the command name cannot be known before running")
+		a.askSoft(name.raw, c.text, "the command name cannot be known before running")
 	}
 	switch {
 	case a.guessing:
@@ -153,7 +153,7 @@ func (a *analyzer) checkAssign(as assignment, in string) {
 	if harmlessVars[as.name] || strings.HasPrefix(as.name, "LC_") {
 		return
 	}
-	a.ask(as.raw, in, "sets "+as.name+", which can change what commands do")
+	a.askSoft(as.raw, in, "sets "+as.name+", which can change what commands do")
 }
 
 // assignOnly is a line like X=1: it sets shell variables for what follows.
