@@ -43,16 +43,23 @@ type assignment struct {
 	val  word
 }
 
-func (p *Policy) analyze(command, dir string) *report {
+// analyze judges a line into r. The request's env is the shell's own from
+// the start: with HOME=/ in it, rm -rf ~ deletes /.
+func (p *Policy) analyze(r *report, command, dir string, reqEnv map[string]*string) {
+	vars := map[string]string{}
+	for name, v := range reqEnv {
+		if v != nil {
+			vars[name] = *v
+		}
+	}
 	a := &analyzer{
 		p:      p,
-		r:      &report{},
+		r:      r,
 		allow:  splitEntries(p.cfg.Policy.Allow),
 		always: splitEntries(p.alwaysEntries()),
-		env:    &shellEnv{home: p.home, cwd: dir, vars: map[string]string{}, ppid: strconv.Itoa(p.procs.helperPID)},
+		env:    &shellEnv{home: p.home, cwd: dir, vars: vars, ppid: strconv.Itoa(p.procs.helperPID)},
 	}
 	a.run(command)
-	return a.r
 }
 
 func parse(src string) (*syntax.File, error) {

@@ -9,8 +9,7 @@ import (
 // when it is one plain command with no operator, variable or redirection at
 // all, and a few well-known destructive commands are denied wherever they
 // appear.
-func (p *Policy) checkNonPOSIX(command string) *report {
-	r := &report{}
+func (p *Policy) checkNonPOSIX(r *report, command string) {
 	for _, seg := range splitSegments(command) {
 		words := strings.Fields(seg)
 		if len(words) == 0 {
@@ -19,7 +18,7 @@ func (p *Policy) checkNonPOSIX(command string) *report {
 		p.nonPOSIXDeny(r, seg, words)
 	}
 	if len(r.deny) > 0 {
-		return r
+		return
 	}
 	words := strings.Fields(command)
 	switch {
@@ -31,7 +30,6 @@ func (p *Policy) checkNonPOSIX(command string) *report {
 	default:
 		p.nonPOSIXReads(r, command, words[1:])
 	}
-	return r
 }
 
 // nonPOSIXReads takes every word of an allowed line that is not an option

@@ -103,11 +103,12 @@ func (p *Policy) CheckDir(command, dir string, trusted bool) Verdict {
 // Judge judges a command line run in dir (absolute, inside the root: "rm
 // -rf .." means something else in a subfolder). It never runs anything.
 func (p *Policy) Judge(command, dir string, j Judging) Verdict {
-	var r *report
+	r := &report{}
+	p.judgeEnv(r, j.Env)
 	if p.nonPOSIX {
-		r = p.checkNonPOSIX(command)
+		p.checkNonPOSIX(r, command)
 	} else {
-		r = p.analyze(command, filepath.ToSlash(dir))
+		p.analyze(r, command, filepath.ToSlash(dir), j.Env)
 	}
 	v := r.verdict(j.Sandboxed && j.Trusted)
 	if v.Decision == Allow && !j.Trusted {

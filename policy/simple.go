@@ -137,20 +137,8 @@ func cmdBase(name string) string {
 	return strings.TrimSuffix(name, ".exe")
 }
 
-// harmlessVars may be set in front of an allowed command: they change how
-// output looks, not what runs.
-var harmlessVars = map[string]bool{
-	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true,
-	"LINES": true, "NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true,
-	"CLICOLOR_FORCE": true, "COLORTERM": true, "GREP_COLOR": true,
-	"GREP_COLORS": true, "LS_COLORS": true, "TIME_STYLE": true,
-	"POSIXLY_CORRECT": true, "BLOCK_SIZE": true, "BLOCKSIZE": true,
-	"DF_BLOCK_SIZE": true, "DU_BLOCK_SIZE": true, "QUOTING_STYLE": true,
-	"TABSIZE": true,
-}
-
 func (a *analyzer) checkAssign(as assignment, in string) {
-	if harmlessVars[as.name] || strings.HasPrefix(as.name, "LC_") {
+	if harmlessVar(as.name, as.val.text) {
 		return
 	}
 	a.askSoft(as.raw, in, "sets "+as.name+", which can change what commands do")
