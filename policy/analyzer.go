@@ -16,6 +16,9 @@ type analyzer struct {
 	p     *Policy
 	r     *report
 	env   *shellEnv
+	kind  shellKind            // the shell that runs this code
+	langs []syntax.LangVariant // the readings it could make (kind.langs)
+	lang  syntax.LangVariant   // the reading being judged
 	src   string
 	where string // "" for the line itself, "inside bash -c" for nested code
 	depth int
@@ -55,6 +58,8 @@ func (p *Policy) analyze(r *report, command, dir string, reqEnv map[string]*stri
 	a := &analyzer{
 		p:      p,
 		r:      r,
+		kind:   p.kind,
+		langs:  p.kind.langs(),
 		allow:  splitEntries(p.cfg.Policy.Allow),
 		always: splitEntries(p.alwaysEntries()),
 		env:    &shellEnv{home: p.home, cwd: dir, vars: vars, ppid: strconv.Itoa(p.procs.helperPID)},
@@ -66,26 +71,30 @@ func parse(src string) (*syntax.File, error) {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 }
 
-// run parses and walks src with this analyzer's state.
+// run parses src in every reading its shell could make and walks each
+// from the same state.
 func (a *analyzer) run(src string) {
-	f, err := parse(src)
-	if err != nil {
-		a.ask("", "", "cannot parse the command: "+err.Error())
-		return
+	rs := a.readings(src)
+	start := a.env.clone()
+	for i, r := range rs {
+		if i > 0 {
+			a.env = start.clone()
+		}
+		a.src, a.lang = src, r.lang
+		a.seen = map[*syntax.BinaryCmd]bool{}
+		syntax.Walk(r.file, a.visit)
 	}
-	a.src = src
-	a.seen = map[*syntax.BinaryCmd]bool{}
-	syntax.Walk(f, a.visit)
 }
 
-// nested analyses code the line hands to another shell (sh -c, eval,
+// nested analyses code the line hands to a shell of kind (sh -c, eval,
 // watch). env carries assignments made for that shell only.
-func (a *analyzer) nested(code, where string, env *shellEnv) {
+func (a *analyzer) nested(code, where string, env *shellEnv, kind shellKind) {
 	if a.depth >= maxDepth {
 		a.ask(code, "", "shell code nested too deep to judge")
 		return
 	}
-	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing, allow: a.allow, always: a.always}
+	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing,
+		allow: a.allow, always: a.always, kind: kind, langs: kind.langs()}
 	sub.run(code)
 }
 

@@ -3,7 +3,7 @@ package policy
 import (
 	"os"
 	"path/filepath"
-	"strings"
+	"runtime"
 
 	"github.com/termhelper/termhelper/config"
 )
@@ -57,7 +57,9 @@ type Policy struct {
 	readProtect *protector
 	denyRules   []rule
 	procs       procInfo
-	nonPOSIX    bool // cmd.exe or PowerShell: the line is not sh syntax
+	goos        string    // the system the commands run on
+	kind        shellKind // the language of the shell that runs them
+	nonPOSIX    bool      // cmd.exe or PowerShell: the line is not sh syntax
 }
 
 // procInfo names the processes a command must not kill: the helper and the
@@ -68,8 +70,15 @@ type procInfo struct {
 }
 
 // New builds a policy for root (an absolute, symlink-free path). store may
-// be nil.
+// be nil. Lines are judged in the language of the shell that will run
+// them: the config's shell, or the system's default (/bin/sh, which may be
+// dash or bash; PowerShell on Windows).
 func New(cfg config.Config, root string, store *Store) *Policy {
+	return newFor(runtime.GOOS, cfg, root, store)
+}
+
+// newFor builds a policy for commands run on goos.
+func newFor(goos string, cfg config.Config, root string, store *Store) *Policy {
 	home, _ := os.UserHomeDir()
 	p := &Policy{
 		cfg:   cfg,
@@ -77,15 +86,14 @@ func New(cfg config.Config, root string, store *Store) *Policy {
 		home:  filepath.ToSlash(home),
 		store: store,
 		procs: currentProcs(),
+		goos:  goos,
+		kind:  shellKindOf(goos, cfg.Shell),
 	}
 	userDir, _ := config.UserDir()
 	p.protect = newProtector(cfg.Policy, p.root, p.home, filepath.ToSlash(userDir))
 	p.readProtect = newReadProtector(cfg.Policy, p.root, p.home)
 	p.denyRules = compileRules(cfg.Policy.Deny)
-	switch strings.ToLower(strings.TrimSuffix(filepath.Base(cfg.Shell), ".exe")) {
-	case "cmd", "powershell", "pwsh":
-		p.nonPOSIX = true
-	}
+	p.nonPOSIX = p.kind == kindPowerShell || p.kind == kindCmd
 	return p
 }
 

@@ -20,6 +20,7 @@ func (a *analyzer) simple(c cmd) {
 		return
 	}
 	a.checkRisky(c)
+	a.zshWords(c)
 	name := c.words[0]
 	if !name.known || name.glob {
 		a.unknownName(c)
