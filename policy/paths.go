@@ -51,6 +51,11 @@ func (a *analyzer) broad(w word) (targetKind, string) {
 		}
 	}
 	kind, why := a.classify(dir)
+	if alt := a.linkedTarget(dir); alt != "" {
+		if k, w := a.classify(alt); k > kind {
+			kind, why = k, w+" (through a symbolic link)"
+		}
+	}
 	switch {
 	case !all:
 		return kind, why
@@ -60,6 +65,19 @@ func (a *analyzer) broad(w word) (targetKind, string) {
 		return kind, "everything in " + why
 	}
 	return notBroad, ""
+}
+
+// linkedTarget is where a delete of p acts when a symbolic link on the way
+// leads elsewhere (links/home/* is the home folder's content), or "".
+func (a *analyzer) linkedTarget(p string) string {
+	if a.env.cwd == "" && !isAbsPath(p) {
+		return ""
+	}
+	real := a.p.logical(kernelParent(a.env.cwd, p))
+	if real == joinPath(a.env.cwd, p) {
+		return ""
+	}
+	return real
 }
 
 // classify places a path (relative to the working directory) among the

@@ -48,11 +48,14 @@ type Judging struct {
 // Policy judges command lines for one project root. It is safe for
 // concurrent use.
 type Policy struct {
-	cfg     config.Config
-	root    string
-	home    string
-	store   *Store
-	protect *protector // what no command may write
+	cfg  config.Config
+	root string
+	home string
+	// realRoot and realHome are root and home with the links on their way
+	// resolved (/home may be a link to /var/home).
+	realRoot, realHome string
+	store              *Store
+	protect            *protector // what no command may write
 	// readProtect: what no command reads without approval.
 	readProtect *protector
 	denyRules   []rule
@@ -89,6 +92,7 @@ func newFor(goos string, cfg config.Config, root string, store *Store) *Policy {
 		goos:  goos,
 		kind:  shellKindOf(goos, cfg.Shell),
 	}
+	p.realRoot, p.realHome = kernelPath("", p.root), kernelPath("", p.home)
 	userDir, _ := config.UserDir()
 	p.protect = newProtector(cfg.Policy, p.root, p.home, filepath.ToSlash(userDir))
 	p.readProtect = newReadProtector(cfg.Policy, p.root, p.home)

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -231,9 +230,9 @@ func (a *analyzer) readPath(w word, part, in string, recursive bool) {
 }
 
 // readWhy says why reading t (abs once resolved) needs approval, or "",
-// and whether it is a secret. An existing path is followed through
-// symbolic links, so a link in the root to ~/.ssh/id_rsa is what it points
-// to.
+// and whether it is a secret. An existing path is resolved as the kernel
+// resolves it (kernelPath), so a link in the root to ~/.ssh/id_rsa is what
+// it points to, and up/.. is the folder above where up points.
 func (a *analyzer) readWhy(t, abs string, glob bool) (string, askClass) {
 	if pat := a.p.readProtect.match(t, a.env.cwd); pat != "" && glob {
 		return "may read a protected path (the pattern could match " + pat + ")", askSecret
@@ -246,8 +245,8 @@ func (a *analyzer) readWhy(t, abs string, glob bool) (string, askClass) {
 	if glob {
 		return "", askSoft
 	}
-	real := realPath(abs)
-	if real == abs {
+	real := a.resolved(t)
+	if real == abs || real == "" {
 		return "", askSoft
 	}
 	if pat := a.p.readProtect.match(real, ""); pat != "" {
@@ -257,14 +256,4 @@ func (a *analyzer) readWhy(t, abs string, glob bool) (string, askClass) {
 		return "reads a path outside the project root through a symbolic link: " + real, askSoft
 	}
 	return "", askSoft
-}
-
-// realPath resolves symbolic links in an existing path; a path that does
-// not exist is taken as written.
-func realPath(p string) string {
-	r, err := filepath.EvalSymlinks(filepath.FromSlash(p))
-	if err != nil {
-		return p
-	}
-	return filepath.ToSlash(r)
 }

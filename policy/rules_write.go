@@ -55,7 +55,7 @@ func (a *analyzer) writeTarget(t word, part, in string, plain bool) {
 		a.askSoft(part, in, "opens a network connection")
 		return
 	}
-	if pat := a.p.protect.match(p, a.env.cwd); pat != "" {
+	if pat := a.protected(p, false); pat != "" {
 		a.deny(part, in, "writes to a protected path ("+pat+")")
 		return
 	}
@@ -67,6 +67,24 @@ func (a *analyzer) writeTarget(t word, part, in string, plain bool) {
 		return
 	}
 	a.askSoft(part, in, "writes to a file")
+}
+
+// protected returns the protected pattern a write to (or, with itself, a
+// delete of) p touches, also where a symbolic link leads there: a
+// repository's hooks -> .git/hooks makes cp x hooks/pre-commit a write
+// into .git.
+func (a *analyzer) protected(p string, itself bool) string {
+	if pat := a.p.protect.match(p, a.env.cwd); pat != "" || strings.Contains(p, unknown) {
+		return pat
+	}
+	if a.env.cwd == "" && !isAbsPath(p) {
+		return ""
+	}
+	real := kernelPath(a.env.cwd, p)
+	if itself {
+		real = kernelParent(a.env.cwd, p)
+	}
+	return a.p.protect.match(a.p.logical(real), "")
 }
 
 // teeRule: every operand of tee is written.
@@ -119,7 +137,7 @@ func copyRule(a *analyzer, c cmd) {
 		into.text = strings.TrimSuffix(dest.text, "/") + "/" + path.Base(src.text)
 		a.writeTarget(into, dest.raw, c.text, false)
 		if base == "mv" {
-			if pat := a.p.protect.match(src.text, a.env.cwd); pat != "" {
+			if pat := a.protected(src.text, true); pat != "" {
 				a.deny(src.raw, c.text, "moves a protected path away ("+pat+")")
 			}
 		}
