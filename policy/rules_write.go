@@ -21,7 +21,7 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 		}
 	case syntax.RdrIn:
 		t := a.env.word(a.src, r.Word)
-		a.readPath(t, nodeText(a.src, r), nodeText(a.src, s), false)
+		a.readPath(t, nodeText(a.src, r), nodeText(a.src, s), readArgs{})
 		return
 	default:
 		return // here-documents and strings, <&
@@ -133,6 +133,9 @@ func copyRule(a *analyzer, c cmd) {
 	}
 	a.writeTarget(*dest, dest.raw, c.text, false)
 	for _, src := range ops {
+		if !a.guessing {
+			a.readPath(src, src.raw, c.text, readArgs{})
+		}
 		into := *dest
 		into.text = strings.TrimSuffix(dest.text, "/") + "/" + path.Base(src.text)
 		a.writeTarget(into, dest.raw, c.text, false)
