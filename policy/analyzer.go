@@ -25,6 +25,10 @@ type analyzer struct {
 	seen  map[*syntax.BinaryCmd]bool
 	// guessing: judging a command under an assumed name (see judgeAs).
 	guessing bool
+	// outBound: this code's output reaches the answer whole (see
+	// boundStmts); bound: its statements that pass that on.
+	outBound bool
+	bound    map[*syntax.Stmt]bool
 	allow    [][]string // the config's allow list: word prefixes
 	always   [][]string // the "always" entries, read once per check (matchAlways)
 }
@@ -56,13 +60,14 @@ func (p *Policy) analyze(r *report, command, dir string, reqEnv map[string]*stri
 		}
 	}
 	a := &analyzer{
-		p:      p,
-		r:      r,
-		kind:   p.kind,
-		langs:  p.kind.langs(),
-		allow:  splitEntries(p.cfg.Policy.Allow),
-		always: splitEntries(p.alwaysEntries()),
-		env:    &shellEnv{home: p.home, cwd: dir, vars: vars, ppid: strconv.Itoa(p.procs.helperPID)},
+		p:        p,
+		r:        r,
+		kind:     p.kind,
+		langs:    p.kind.langs(),
+		outBound: true,
+		allow:    splitEntries(p.cfg.Policy.Allow),
+		always:   splitEntries(p.alwaysEntries()),
+		env:      &shellEnv{home: p.home, cwd: dir, vars: vars, ppid: strconv.Itoa(p.procs.helperPID)},
 	}
 	a.run(command)
 }
@@ -82,19 +87,21 @@ func (a *analyzer) run(src string) {
 		}
 		a.src, a.lang = src, r.lang
 		a.seen = map[*syntax.BinaryCmd]bool{}
+		a.bound = a.boundStmts(r.file)
 		syntax.Walk(r.file, a.visit)
 	}
 }
 
 // nested analyses code the line hands to a shell of kind (sh -c, eval,
 // watch). env carries assignments made for that shell only.
-func (a *analyzer) nested(code, where string, env *shellEnv, kind shellKind) {
+// bound says whether what the code prints reaches the answer whole.
+func (a *analyzer) nested(code, where string, env *shellEnv, kind shellKind, bound bool) {
 	if a.depth >= maxDepth {
 		a.ask(code, "", "shell code nested too deep to judge")
 		return
 	}
 	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing,
-		allow: a.allow, always: a.always, kind: kind, langs: kind.langs()}
+		allow: a.allow, always: a.always, kind: kind, langs: kind.langs(), outBound: bound}
 	sub.run(code)
 }
 
@@ -136,18 +143,22 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		}
 	case *syntax.FuncDecl:
 		a.funcDecl(n)
+	case *syntax.ParamExp:
+		a.paramRead(n)
+	case *syntax.ArithmExp:
+		a.arithNames(n.X)
 	case *syntax.ArithmCmd:
+		a.arithNames(n.X)
 		if arithmUsesNames(n.X) {
 			a.askSoft(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
 		}
 	case *syntax.LetClause:
+		a.arithNames(n)
 		a.askSoft(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
 	case *syntax.TestClause:
 		a.testClause(n)
 	case *syntax.CoprocClause:
 		a.askSoft(nodeText(a.src, n), "", "starts a coprocess")
-	case *syntax.DeclClause:
-		a.decl(n)
 	case *syntax.ForClause:
 		a.forLoop(n)
 	}
@@ -178,8 +189,11 @@ func (a *analyzer) forLoop(f *syntax.ForClause) {
 }
 
 func (a *analyzer) stmt(s *syntax.Stmt) {
-	if call, ok := s.Cmd.(*syntax.CallExpr); ok {
-		a.simple(a.newCmd(s, call))
+	switch x := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		a.simple(a.newCmd(s, x))
+	case *syntax.DeclClause:
+		a.decl(s, x)
 	}
 	for _, r := range s.Redirs {
 		a.redirect(s, r)
@@ -232,6 +246,8 @@ func (a *analyzer) testClause(t *syntax.TestClause) {
 			switch b.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
 				risky = risky || !isNumberTest(b.X) || !isNumberTest(b.Y)
+				a.arithNames(b.X)
+				a.arithNames(b.Y)
 			}
 		}
 		return !risky
@@ -252,19 +268,30 @@ func isNumberTest(x syntax.TestExpr) bool {
 
 // decl handles export/declare/local/readonly: they assign like a bare
 // assignment and are themselves judged like a command name.
-func (a *analyzer) decl(d *syntax.DeclClause) {
+func (a *analyzer) decl(s *syntax.Stmt, d *syntax.DeclClause) {
 	text := nodeText(a.src, d)
-	c := cmd{text: text, words: []word{{raw: d.Variant.Value, text: d.Variant.Value, known: true}}}
+	c := cmd{text: text, stmt: s, words: []word{{raw: d.Variant.Value, text: d.Variant.Value, known: true}}}
+	flags := ""
 	for _, as := range d.Args {
 		if as.Name == nil {
+			if as.Value != nil {
+				w := a.env.word(a.src, as.Value)
+				flags += w.text
+				c.words = append(c.words, w)
+			}
 			continue
 		}
 		asg := a.assignment(as)
+		c.words = append(c.words, word{raw: asg.raw, text: asg.raw, known: true})
 		if !as.Naked {
 			a.track(asg)
+			if strings.Contains(flags, "n") && a.p.secretVar(asg.val.text) {
+				a.askSecret(asg.raw, text, "makes a name for "+asg.val.text+secretWhy)
+			}
 		}
 		a.checkAssign(asg, text)
 	}
+	dumpRule(a, c)
 	a.checkAllowed(c, d.Variant.Value)
 }
 

@@ -308,7 +308,7 @@ func (pr *protector) elemsMatch(pats, elems []string) bool {
 // sample names the pattern matches (".env" and ".envx" for ".env*").
 func elemMatch(pat, elem string, globAll bool) bool {
 	if strings.Contains(elem, unknown) {
-		return false
+		return pat == "*" // /proc/$$/environ is /proc/*/environ
 	}
 	if ok, _ := path.Match(pat, elem); ok {
 		return true

@@ -190,6 +190,10 @@ func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 	case w.procSubst || t == "-" || readDevices.MatchString(t):
 		return
 	case strings.Contains(t, unknown):
+		if pat := a.p.readProtect.match(t, a.env.cwd); pat != "" {
+			a.askSecret(part, in, "may read a protected path: "+pat)
+			return
+		}
 		a.askSoft(part, in, "reads a path that cannot be known before running")
 		return
 	case !isAbsPath(t) && a.env.cwd == "":

@@ -46,7 +46,9 @@ func init() {
 	add(codeOptRule, "flock", "su", "script")
 	add(trapRule, "trap")
 	add(aliasRule, "alias")
-	add(envRule, "env")
+	add(both(envRule, dumpRule), "env")
+	add(dumpRule, "printenv", "export", "declare", "typeset", "readonly", "set")
+	add(psRule, "ps")
 	for _, n := range interpreterList {
 		if prev := rules[n]; prev != nil {
 			rules[n] = both(prev, interpreterRule)

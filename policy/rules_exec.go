@@ -95,7 +95,7 @@ func (a *analyzer) codeIn(c cmd, code word, where string, kind shellKind) {
 	for _, as := range c.assigns {
 		env.vars[as.name] = as.val.text
 	}
-	a.nested(code.text, where, env, kind)
+	a.nested(code.text, where, env, kind, a.wholeToAnswer(c))
 }
 
 // stdinCode judges the here-document or here-string a shell reads as its

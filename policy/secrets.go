@@ -16,6 +16,12 @@ var secretPaths = []string{
 	"~/.password-store/", "~/.local/share/keyrings/", "~/.cargo/credentials", "~/.cargo/credentials.toml",
 	"~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.config/rclone/",
 	"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/",
+	// The environments of processes, and shell histories, which hold the
+	// tokens people typed.
+	"/proc/*/environ", "/proc/*/task/*/environ",
+	"~/.bash_history", "~/.zsh_history", "~/.sh_history", "~/.histfile", "~/.python_history",
+	"~/.node_repl_history", "~/.psql_history", "~/.mysql_history", "~/.sqlite_history",
+	"~/.local/share/fish/fish_history",
 }
 
 // writeOnly are default protected paths that are protected from writes
