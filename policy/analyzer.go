@@ -289,7 +289,7 @@ func (a *analyzer) decl(s *syntax.Stmt, d *syntax.DeclClause) {
 				a.askSecret(asg.raw, text, "makes a name for "+asg.val.text+secretWhy)
 			}
 		}
-		a.checkAssign(asg, text)
+		a.checkVar(asg, text, d.Variant.Value != "export" && !strings.Contains(flags, "x"))
 	}
 	dumpRule(a, c)
 	a.checkAllowed(c, d.Variant.Value)

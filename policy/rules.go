@@ -47,8 +47,11 @@ func init() {
 	add(trapRule, "trap")
 	add(aliasRule, "alias")
 	add(both(envRule, dumpRule), "env")
-	add(dumpRule, "printenv", "export", "declare", "typeset", "readonly", "set")
+	add(dumpRule, "printenv", "export", "declare", "typeset", "readonly")
+	add(both(dumpRule, setRule), "set")
 	add(psRule, "ps")
+	add(readRule, "read")
+	add(printfRule, "printf")
 	for _, n := range interpreterList {
 		if prev := rules[n]; prev != nil {
 			rules[n] = both(prev, interpreterRule)

@@ -239,3 +239,60 @@ func ddRule(a *analyzer, c cmd) {
 		}
 	}
 }
+
+// readRule: read assigns the names it is given, as NAME=value would (read
+// PATH < list changes what later commands run).
+func readRule(a *analyzer, c cmd) {
+	ws := c.words[1:]
+	for i := 0; i < len(ws); i++ {
+		t := ws[i].text
+		switch {
+		case hasField("-a -d -i -n -N -p -t -u", t):
+			if t == "-a" && i+1 < len(ws) {
+				a.assignName(ws[i+1], c)
+			}
+			i++
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+		default:
+			a.assignName(ws[i], c)
+		}
+	}
+}
+
+// setRule notes set -a (set -o allexport): every variable set afterwards
+// reaches the programs the line starts.
+func setRule(a *analyzer, c cmd) {
+	for i, w := range c.words[1:] {
+		if w.text == "--" || !strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "+") {
+			return
+		}
+		next := ""
+		if i+2 < len(c.words) {
+			next = c.words[i+2].text
+		}
+		if strings.HasPrefix(w.text, "-") && (strings.Contains(w.text[1:], "a") || w.text == "-o" && next == "allexport") {
+			a.env.allExport = true
+		}
+	}
+}
+
+// printfRule: printf -v NAME assigns NAME.
+func printfRule(a *analyzer, c cmd) {
+	for i := 1; i+1 < len(c.words); i++ {
+		if c.words[i].text == "-v" {
+			a.assignName(c.words[i+1], c)
+		}
+	}
+}
+
+// assignName judges a variable a builtin sets to a value only known when it
+// runs.
+func (a *analyzer) assignName(w word, c cmd) {
+	as := assignment{name: w.text, raw: w.raw, val: word{text: unknown}}
+	if !w.known {
+		a.askSoft(w.raw, c.text, "sets a variable whose name cannot be known before running")
+		return
+	}
+	a.track(as)
+	a.checkVar(as, c.text, true)
+}

@@ -138,8 +138,17 @@ func cmdBase(name string) string {
 	return strings.TrimSuffix(name, ".exe")
 }
 
+// checkAssign asks about setting a variable that can change what runs.
+// A variable of the shell alone (x=1, read x) that no command sees unless
+// exported is harmless when its name is in lower case: the variables that
+// steer the shell and the programs it starts are in upper case (PATH, IFS,
+// BASH_ENV), except the proxy settings.
 func (a *analyzer) checkAssign(as assignment, in string) {
-	if harmlessVar(as.name, as.val.text) {
+	a.checkVar(as, in, false)
+}
+
+func (a *analyzer) checkVar(as assignment, in string, shellOnly bool) {
+	if harmlessVar(as.name, as.val.text) || shellOnly && !a.env.allExport && shellLocal(as.name) {
 		return
 	}
 	a.askSoft(as.raw, in, "sets "+as.name+", which can change what commands do")
@@ -149,8 +158,22 @@ func (a *analyzer) checkAssign(as assignment, in string) {
 func (a *analyzer) assignOnly(c cmd) {
 	for _, as := range c.assigns {
 		a.track(as)
-		a.checkAssign(as, c.text)
+		a.checkVar(as, c.text, true)
 	}
+}
+
+// shellLocal reports a name in lower case that no program reads from the
+// environment by convention.
+func shellLocal(name string) bool {
+	if strings.HasSuffix(name, "_proxy") || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *analyzer) track(as assignment) {
