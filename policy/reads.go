@@ -205,11 +205,11 @@ func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 		return
 	}
 	abs := joinPath(a.env.cwd, t)
-	if why, class := a.readWhy(t, abs, w.glob); why != "" {
+	why, class := a.readWhy(t, abs, w.glob)
+	if why != "" {
 		a.r.note(class, part, in, a.withWhere(why))
-		return
 	}
-	if !how.recursive {
+	if !how.recursive || class == askSecret {
 		return
 	}
 	if held := a.p.readProtect.under(abs); held != "" {

@@ -63,6 +63,7 @@ func (a *analyzer) judgeKnown(c cmd) {
 	if name := c.words[0].text; strings.Contains(name, "/") {
 		a.ranDownloaded(c, c.words[0])
 	}
+	a.leaves(c)
 	if inner, ok := a.inner(c); ok {
 		a.simple(inner)
 	}
