@@ -94,8 +94,8 @@ func newFor(goos string, cfg config.Config, root string, store *Store) *Policy {
 	}
 	p.realRoot, p.realHome = kernelPath("", p.root), kernelPath("", p.home)
 	userDir, _ := config.UserDir()
-	p.protect = newProtector(cfg.Policy, p.root, p.home, filepath.ToSlash(userDir))
-	p.readProtect = newReadProtector(cfg.Policy, p.root, p.home)
+	p.protect = newProtector(cfg.Policy, p.root, p.home, filepath.ToSlash(userDir), foldsCase(goos))
+	p.readProtect = newReadProtector(cfg.Policy, p.root, p.home, foldsCase(goos))
 	p.denyRules = compileRules(cfg.Policy.Deny)
 	p.nonPOSIX = p.kind == kindPowerShell || p.kind == kindCmd
 	return p
@@ -118,7 +118,7 @@ func (p *Policy) Judge(command, dir string, j Judging) Verdict {
 	r := &report{}
 	p.judgeEnv(r, j.Env)
 	if p.nonPOSIX {
-		p.checkNonPOSIX(r, command)
+		p.judgeWindows(r, command, filepath.ToSlash(dir), p.kind == kindPowerShell, 0)
 	} else {
 		p.analyze(r, command, filepath.ToSlash(dir), j.Env)
 	}

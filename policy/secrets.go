@@ -32,8 +32,8 @@ var writeOnly = map[string]bool{".git/": true, config.FileName: true}
 // newReadProtector matches the paths whose reading is asked about: the
 // secrets above and the config's protected_paths (lock files are not
 // secret).
-func newReadProtector(pc config.PolicyConfig, root, home string) *protector {
-	pr := &protector{globAll: true, fold: caseFolding}
+func newReadProtector(pc config.PolicyConfig, root, home string, fold bool) *protector {
+	pr := &protector{globAll: true, fold: fold}
 	for _, raw := range secretPaths {
 		pr.add(raw, root, home)
 	}

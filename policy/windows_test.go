@@ -1,0 +1,69 @@
+package policy
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/termhelper/termhelper/config"
+)
+
+const (
+	winRoot = "C:/Users/u/proj"
+	winHome = "C:/Users/u"
+)
+
+// TestWindowsTable judges testdata/policy/windows.txt as the default
+// config on Windows judges it, on whatever system the test runs.
+func TestWindowsTable(t *testing.T) {
+	t.Setenv("HOME", winHome)
+	t.Setenv("USERPROFILE", winHome)
+	t.Setenv("TERMHELPER_CONFIG_DIR", winHome+"/AppData/Roaming/termhelper")
+	f, err := os.Open("../testdata/policy/windows.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg := config.Default()
+	p := newFor("windows", cfg, winRoot, nil)
+	sc := bufio.NewScanner(f)
+	n := 0
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		if shell, ok := strings.CutPrefix(text, "#shell "); ok {
+			cfg.Shell = shell
+			p = newFor("windows", cfg, winRoot, nil)
+			continue
+		}
+		if strings.HasPrefix(text, "#") || strings.TrimSpace(text) == "" {
+			continue
+		}
+		dec, cmd, _ := strings.Cut(text, " ")
+		n++
+		if v := p.Check(cmd, true); v.Decision != Decision(dec) || v.Decision != Allow && len(v.Reasons) == 0 {
+			t.Errorf("windows.txt:%d: shell %q: %q: got %s %q, want %s", line, cfg.Shell, cmd, v.Decision, v.Reasons, dec)
+		}
+	}
+	if n < 100 {
+		t.Errorf("windows.txt has %d lines, want at least 100", n)
+	}
+}
+
+// TestWindowsDefaultShellIsPowerShell: with no shell in the config, a line
+// on Windows is judged as PowerShell reads it.
+func TestWindowsDefaultShellIsPowerShell(t *testing.T) {
+	t.Setenv("HOME", winHome)
+	p := newFor("windows", config.Default(), winRoot, nil)
+	if p.kind != kindPowerShell || !p.nonPOSIX {
+		t.Fatalf("the default shell on Windows: kind %d", p.kind)
+	}
+	if v := p.Check("Remove-Item -Recurse -Force $HOME", true); v.Decision != Deny {
+		t.Errorf("Remove-Item -Recurse -Force $HOME: %+v", v)
+	}
+	cfg := config.Default()
+	cfg.Shell = `C:\Program Files\Git\bin\bash.exe`
+	if p := newFor("windows", cfg, winRoot, nil); p.kind != kindBash || p.nonPOSIX {
+		t.Errorf("Git's bash on Windows reads sh: kind %d", p.kind)
+	}
+}
