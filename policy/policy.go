@@ -115,18 +115,23 @@ func (p *Policy) CheckDir(command, dir string, trusted bool) Verdict {
 // Judge judges a command line run in dir (absolute, inside the root: "rm
 // -rf .." means something else in a subfolder). It never runs anything.
 func (p *Policy) Judge(command, dir string, j Judging) Verdict {
-	r := &report{}
-	p.judgeEnv(r, j.Env)
-	if p.nonPOSIX {
-		p.judgeWindows(r, command, filepath.ToSlash(dir), p.kind == kindPowerShell, 0)
-	} else {
-		p.analyze(r, command, filepath.ToSlash(dir), j.Env)
-	}
-	v := r.verdict(j.Sandboxed && j.Trusted)
+	v := p.judge(command, dir, j.Env).verdict(j.Sandboxed && j.Trusted)
 	if v.Decision == Allow && !j.Trusted {
 		v.Decision, v.Reasons = Ask, []string{"commands from an untrusted source always need approval"}
 	}
 	return v
+}
+
+// judge collects every reason about a line.
+func (p *Policy) judge(command, dir string, env map[string]*string) *report {
+	r := &report{}
+	p.judgeEnv(r, env)
+	if p.nonPOSIX {
+		p.judgeWindows(r, command, filepath.ToSlash(dir), p.kind == kindPowerShell, 0)
+	} else {
+		p.analyze(r, command, filepath.ToSlash(dir), env)
+	}
+	return r
 }
 
 // alwaysEntries are the names approved with "always" for this root,
