@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -94,21 +95,25 @@ type reading struct {
 func (a *analyzer) readings(src string) []reading {
 	var out []reading
 	var errs []string
+	partial := false
 	for _, lang := range a.langs {
 		f, err := parseIn(lang, src)
 		if err != nil {
 			errs = append(errs, lang.String()+": "+err.Error())
+			if pf := parsedLines(lang, src, err); pf != nil {
+				out, partial = append(out, reading{lang, pf}), true
+			}
 			continue
 		}
 		out = append(out, reading{lang, f})
 	}
 	switch {
-	case len(out) == 0:
+	case len(errs) == len(a.langs):
 		_, err := parseIn(a.langs[len(a.langs)-1], src)
 		a.ask("", "", "cannot parse the command: "+err.Error())
 	case len(errs) > 0:
 		a.ask("", "", "the shell may read it as "+strings.Join(errs, "; "))
-	case len(out) > 1 && !sameShape(out):
+	case len(out) > 1 && !partial && !sameShape(out):
 		a.ask("", "", "shells read this line differently ("+langNames(out)+"): a quote or comment ends in one and not in the other")
 	}
 	if a.kind == kindForeign && !plainLine.MatchString(src) {
@@ -119,6 +124,31 @@ func (a *analyzer) readings(src string) []reading {
 
 // plainLine is read alike by every shell: words of plain characters.
 var plainLine = regexp.MustCompile(`^[A-Za-z0-9 \t._/=:,@+%-]*$`)
+
+// parsedLines parses the whole lines before the one where parsing src
+// failed: a shell runs each line as it reads it, so what comes before a
+// syntax error runs (echo $'a\'; sudo ls + newline + a line dash cannot
+// parse runs sudo in dash). nil when there is no such line.
+func parsedLines(lang syntax.LangVariant, src string, err error) *syntax.File {
+	var line uint
+	var pe syntax.ParseError
+	var le syntax.LangError
+	switch {
+	case errors.As(err, &pe):
+		line = pe.Pos.Line()
+	case errors.As(err, &le):
+		line = le.Pos.Line()
+	}
+	if line < 2 {
+		return nil
+	}
+	lines := strings.SplitAfter(src, "\n")
+	f, perr := parseIn(lang, strings.Join(lines[:line-1], ""))
+	if perr != nil {
+		return nil
+	}
+	return f
+}
 
 func langNames(rs []reading) string {
 	var names []string

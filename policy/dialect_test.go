@@ -69,10 +69,20 @@ func TestSudoHiddenFromBash(t *testing.T) {
 	if !exists(root + "/SUDO") {
 		t.Fatal("dash did not run sudo: the test proves nothing")
 	}
+	// A line dash cannot parse further down still runs what comes before.
+	partly := "echo $'a\\'; sudo ls\ncat <(ls) #'"
+	if err := os.Remove(root + "/SUDO"); err != nil {
+		t.Fatal(err)
+	}
+	runIn(t, root, path, dash, "-c", partly)
+	if !exists(root + "/SUDO") {
+		t.Fatal("dash did not run the first line: the test proves nothing")
+	}
 	cases := []struct {
 		shell, line string
 		want        Decision
 	}{
+		{"", partly, Deny},
 		{"", dashSudo, Deny},
 		{dash, dashSudo, Deny},
 		{bash, dashSudo, Allow},
@@ -110,6 +120,11 @@ func TestDialects(t *testing.T) {
 		{"/usr/bin/fish", "echo 'a\\'; ls", Ask},
 		{"/usr/bin/fish", "sudo ls", Deny},
 		{"/bin/mksh", "ls", Allow},
+		// dash runs the first line before it meets the second, which it
+		// cannot parse; on one line it would run none of it.
+		{"", "echo $'a\\'; sudo ls\ncat <(ls) #'", Deny},
+		{"", "echo $'a\\'; sudo ls; cat <(ls) #'", Ask},
+		{"", "ls\nls |& cat", Ask},
 	}
 	for _, c := range cases {
 		p := policyWithShell(t, testRoot, c.shell)
