@@ -1,9 +1,6 @@
 package policy
 
 import (
-	"bufio"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/termhelper/termhelper/config"
@@ -20,29 +17,18 @@ func TestWindowsTable(t *testing.T) {
 	t.Setenv("HOME", winHome)
 	t.Setenv("USERPROFILE", winHome)
 	t.Setenv("TERMHELPER_CONFIG_DIR", winHome+"/AppData/Roaming/termhelper")
-	f, err := os.Open("../testdata/policy/windows.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	cfg := config.Default()
 	p := newFor("windows", cfg, winRoot, nil)
-	sc := bufio.NewScanner(f)
 	n := 0
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		if shell, ok := strings.CutPrefix(text, "#shell "); ok {
-			cfg.Shell = shell
+	for _, c := range readLines(t, "windows.txt", 1) {
+		if c.decisions[0] == "#shell" {
+			cfg.Shell = c.command
 			p = newFor("windows", cfg, winRoot, nil)
 			continue
 		}
-		if strings.HasPrefix(text, "#") || strings.TrimSpace(text) == "" {
-			continue
-		}
-		dec, cmd, _ := strings.Cut(text, " ")
 		n++
-		if v := p.Check(cmd, true); v.Decision != Decision(dec) || v.Decision != Allow && len(v.Reasons) == 0 {
-			t.Errorf("windows.txt:%d: shell %q: %q: got %s %q, want %s", line, cfg.Shell, cmd, v.Decision, v.Reasons, dec)
+		if v := p.Check(c.command, true); v.Decision != c.decisions[0] || v.Decision != Allow && len(v.Reasons) == 0 {
+			t.Errorf("windows.txt:%d: shell %q: %q: got %s %q, want %s", c.line, cfg.Shell, c.command, v.Decision, v.Reasons, c.decisions[0])
 		}
 	}
 	if n < 100 {
