@@ -55,7 +55,7 @@ type flags struct {
 
 func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.root, "root", "", "project root: every command runs inside it (default: the current directory)")
-	fs.StringVar(&f.config, "config", "", "TOML config file (default: .termhelper.toml at the root, else the user's config folder)")
+	fs.StringVar(&f.config, "config", "", "the user's TOML config file (default: config.toml in the user's config folder); the root's .termhelper.toml goes over it and may only narrow it")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 }
 
@@ -145,6 +145,9 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
 	}
 	platform.Init()
 	opts := engine.Options{Root: root, Config: cfg, Log: log}
