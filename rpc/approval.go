@@ -68,8 +68,8 @@ func (s *Server) trashList(context.Context, *json.RawMessage) (any, error) {
 }
 
 func trashWire(e trash.Entry) map[string]any {
-	return map[string]any{"id": e.ID, "originalPath": e.OriginalPath, "time": e.Time,
-		"command": e.Command, "size": e.Size, "isDir": e.IsDir}
+	return map[string]any{"id": e.ID, "path": e.Path, "deletedAt": e.DeletedAt,
+		"size": e.Size, "command": e.Command, "isDir": e.IsDir}
 }
 
 func (s *Server) trashRestore(_ context.Context, raw *json.RawMessage) (any, error) {
