@@ -150,6 +150,9 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		log.Warn(w)
 	}
 	platform.Init()
+	if why := platform.Containment(); why != "" {
+		log.Warn(why)
+	}
 	opts := engine.Options{Root: root, Config: cfg, Log: log}
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = session.StateDir(cache, root)
