@@ -306,6 +306,9 @@ func cgroupProcs(path string) []int {
 // most a few seconds for the cgroup to empty, and reports how many
 // processes it found.
 func killCgroup(path string) int {
+	if path == "" {
+		return 0
+	}
 	found := countProcs(path)
 	oneByOne := os.WriteFile(filepath.Join(path, "cgroup.kill"), []byte("1"), 0) != nil
 	deadline := time.Now().Add(5 * time.Second)
