@@ -28,10 +28,10 @@ const (
 // changes the command, ExactCommand is the line exactly as it will run,
 // and a reason says so.
 type ApprovalRequest struct {
-	Command      string   `json:"command"`
-	ExactCommand string   `json:"exactCommand,omitempty"`
-	Cwd          string   `json:"cwd"`
-	Reasons      []string `json:"reasons"`
+	Command      string
+	ExactCommand string // "" when it is Command
+	Cwd          string
+	Reasons      []string
 }
 
 // hiddenReason is the reason added when the command holds characters a
@@ -118,16 +118,16 @@ func approverFor(ctx context.Context, h Host) Approver {
 	return h.Approver
 }
 
-// approve decides whether command may run in dir: hard blocks are refused,
-// harmless lines run, the rest is asked of a host that can answer, or
-// follows the config's unattended rule.
-func (e *Engine) approve(ctx context.Context, command, dir string) error {
+// approve decides whether command may run in dir with the request's env:
+// hard blocks are refused, harmless lines run, the rest is asked of a host
+// that can answer, or follows the config's unattended rule.
+func (e *Engine) approve(ctx context.Context, command, dir string, env map[string]*string) error {
 	if e.opts.Policy == nil {
 		return nil
 	}
 	h := e.currentHost()
 	h.Approver = approverFor(ctx, h)
-	v := e.opts.Policy.CheckDir(command, dir, h.Trusted)
+	v := e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: h.Trusted, Env: env})
 	switch {
 	case v.Decision == policy.Deny:
 		return blocked(v.Reasons)

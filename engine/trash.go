@@ -19,7 +19,7 @@ func (e *Engine) TrashList() ([]trash.Entry, error) {
 // and never through a symbolic link; it never overwrites.
 func (e *Engine) TrashRestore(id string) (trash.Entry, error) {
 	if id == "" {
-		return trash.Entry{}, errParams(`field "id" is required`)
+		return trash.Entry{}, errParams("field %q is required", FieldID)
 	}
 	if e.opts.TrashDir == "" {
 		return trash.Entry{}, errParams("no trash for this root")
