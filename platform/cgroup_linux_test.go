@@ -52,12 +52,16 @@ func startHider(t *testing.T, mark string) (*Process, int) {
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "loop.pid")
 	t.Cleanup(func() {
-		for _, pid := range withMark(mark) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
+		// A failed test may leave the loop forking while it is killed.
 		if b, err := os.ReadFile(pidFile); err == nil {
 			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for i := 0; i < 100 && len(withMark(mark)) > 0; i++ {
+			for _, pid := range withMark(mark) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	})
 	p, err := Start(Spec{Argv: ShellArgv("", hider(pidFile, mark)), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: "hider-" + mark})
