@@ -128,7 +128,7 @@ func newFlagSet(name string, f *flags) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.StringVar(&f.root, "root", "", "the project root `DIR`; every command runs inside it (default: the current directory)")
-	fs.StringVar(&f.config, "config", "", "the TOML config `FILE` (default: .termhelper.toml at the root, else the user config folder's)")
+	fs.StringVar(&f.config, "config", "", "the user's TOML config `FILE` (default: config.toml in the user's config folder); the root's .termhelper.toml goes over it and may only narrow it")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "`LEVEL` of the log on stderr: debug, info, warn or error")
 	return fs
 }

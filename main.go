@@ -136,7 +136,13 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
 	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 	platform.Init()
+	if why := platform.Containment(); why != "" {
+		log.Warn(why)
+	}
 	opts := engine.Options{Root: root, Config: cfg, Log: log}
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = session.StateDir(cache, root)

@@ -170,14 +170,15 @@ export interface PolicyCheckResult {
 /** An item the rm shim moved to the trash. */
 export interface TrashEntry {
   id: string;
-  /** The command line that removed it. */
+  /** The absolute path it was deleted from, and where trash/restore puts it back. */
+  path: string;
+  /** When it was moved, RFC 3339. */
+  deletedAt: string;
+  /** Bytes; a folder's files summed. */
+  size: number;
+  /** The command line that deleted it. */
   command: string;
   isDir: boolean;
-  /** Where it was, and where trash/restore puts it back. */
-  originalPath: string;
-  size: number;
-  /** When it was moved, RFC 3339. */
-  time: string;
 }
 
 export interface TrashListResult {
@@ -190,7 +191,10 @@ export interface TrashRestoreParams {
 
 /** `approval/request` from the helper: a command that needs a yes. */
 export interface ApprovalRequest {
+  /** Safe to show: control, bidirectional and zero-width characters are written as escapes (`\r`, `\x1b`, `\u202e`). */
   command: string;
+  /** The line exactly as it will run, present only when it differs from `command`. */
+  exactCommand?: string;
   cwd: string;
   reasons: string[];
 }
