@@ -62,7 +62,7 @@ function platformPackage(t) {
   const pkg = {
     name,
     ...common,
-    repository: { ...main.repository, directory: "npm/pack.mjs" },
+    repository: { ...main.repository, directory: "npm" },
     description: `The termhelper binary for ${t.os} ${t.cpu}; installed by the termhelper package`,
     os: [t.os],
     cpu: [t.cpu],
