@@ -133,24 +133,3 @@ func (c *client) next() reply {
 		}
 	}
 }
-
-func TestCancelEndsTheWaitNotTheSession(t *testing.T) {
-	c := connect(t)
-	r := c.call("tools/call", `{"name":"terminal","arguments":{"command":"sleep 30","background":true,"yield_ms":0}}`)
-	var res struct {
-		StructuredContent struct{ SessionID string }
-	}
-	require.NoError(t, json.Unmarshal(r.Result, &res))
-	id := res.StructuredContent.SessionID
-	require.NotEmpty(t, id)
-	_, err := c.conn.Write([]byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"terminal","arguments":{"session_id":"` + id + `","until":"exit"}}}` + "\n" +
-		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}` + "\n"))
-	require.NoError(t, err)
-	r = c.next()
-	assert.Equal(t, "5", string(r.ID), "the cancelled wait answers at once")
-	var alive toolResult
-	require.NoError(t, json.Unmarshal(r.Result, &alive))
-	assert.Contains(t, alive.Content[0].Text, "session "+id+" running in the background")
-	r = c.call("tools/call", `{"name":"terminal","arguments":{"session_id":"`+id+`","kill":true}}`)
-	assert.Contains(t, string(r.Result), "killed (SIGTERM)", "the session went on until killed")
-}

@@ -164,12 +164,19 @@ func (s *Server) Handle(ctx context.Context, conn *wire.Conn, req *wire.Request)
 	s.mu.Lock()
 	s.conn = conn // the first message can come before NewConn has returned
 	s.mu.Unlock()
-	if req.Method == protocol.MethodInitialize {
+	switch req.Method {
+	case protocol.MethodInitialize:
 		s.reply(ctx, conn, req)
+		return
+	case protocol.MethodCancel:
+		s.cancelRequest(req)
 		return
 	}
 	s.inflight.Add(1)
-	ctx, cancel := context.WithCancel(ctx)
+	// A request ends on its own, or when the host cancels it: the end of
+	// the connection ends its commands through the engine, never by a
+	// cancellation the host did not ask for.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	if !req.Notif {
 		s.mu.Lock()
 		s.cancels[req.ID] = cancel
@@ -180,6 +187,20 @@ func (s *Server) Handle(ctx context.Context, conn *wire.Conn, req *wire.Request)
 		defer s.forget(req, cancel)
 		s.reply(ctx, conn, req)
 	}()
+}
+
+// cancelRequest is $/cancelRequest: the request it names ends its wait
+// (and an exec/run its command) and answers -32800. It runs in the read
+// loop, so that the cancellation is in force before the next message.
+func (s *Server) cancelRequest(req *wire.Request) {
+	var p struct {
+		ID *wire.ID `json:"id"`
+	}
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || p.ID == nil {
+		s.log.Debug("$/cancelRequest without a usable id")
+		return
+	}
+	peer{s}.Cancel(*p.ID)
 }
 
 func (s *Server) forget(req *wire.Request, cancel context.CancelFunc) {
@@ -246,10 +267,16 @@ type peer struct{ s *Server }
 func (p peer) Notify(method string, params any) { p.s.notify(method, params) }
 
 func (p peer) Call(ctx context.Context, method string, params, result any) error {
-	p.s.mu.Lock()
-	conn := p.s.conn
-	p.s.mu.Unlock()
-	return conn.Call(p.s.closing(ctx), method, params, result, nil)
+	return p.s.call(ctx, method, params, result, nil)
+}
+
+// call sends a request to the host and waits for its answer, until ctx
+// ends or no answer can come any more; sent learns its id.
+func (s *Server) call(ctx context.Context, method string, params, result any, sent func(wire.ID)) error {
+	s.mu.Lock()
+	conn := s.conn
+	s.mu.Unlock()
+	return conn.Call(s.closing(ctx), method, params, result, sent)
 }
 
 func (p peer) Cancel(id wire.ID) {
