@@ -25,6 +25,9 @@ type Config struct {
 	MaskEnv []string
 	// MaskEnvOff is `mask_env = []`: no environment value is masked.
 	MaskEnvOff bool
+	// MCPYieldMs is how long an MCP tool call may wait before it answers
+	// with its live session (`mcp_yield_ms`): under the hosts' timeouts.
+	MCPYieldMs int
 	Limits     Limits
 	Policy     PolicyConfig
 	Source     string // the file it came from, "" for defaults
@@ -55,6 +58,7 @@ func Default() Config {
 	return Config{
 		LoginEnv:   true,
 		Unattended: "allow",
+		MCPYieldMs: 45000,
 		Limits: Limits{
 			TimeoutMs:         60000,
 			SlowTimeoutMs:     180000,

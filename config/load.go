@@ -20,6 +20,7 @@ type fileConfig struct {
 	Unattended *string    `toml:"unattended"`
 	Encoding   *string    `toml:"encoding"`
 	MaskEnv    *[]string  `toml:"mask_env"` // nil: absent; empty: masking off
+	MCPYieldMs *int       `toml:"mcp_yield_ms"`
 	Limits     fileLimits `toml:"limits"`
 	Policy     filePolicy `toml:"policy"`
 }
@@ -129,6 +130,7 @@ func (fc fileConfig) mergeInto(c *Config) {
 	setIf(&c.LoginEnv, fc.LoginEnv)
 	setIf(&c.Unattended, fc.Unattended)
 	setIf(&c.Encoding, fc.Encoding)
+	setIf(&c.MCPYieldMs, fc.MCPYieldMs)
 	if fc.MaskEnv != nil {
 		c.MaskEnv = mergeList(c.MaskEnv, *fc.MaskEnv)
 		c.MaskEnvOff = len(*fc.MaskEnv) == 0

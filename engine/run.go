@@ -28,6 +28,9 @@ type RunParams struct {
 	// accepts connections on loopback. Its yield then defaults to 30 s.
 	ReadyPattern string
 	ReadyPort    int
+	// Started, if set, learns the session's id once the command runs,
+	// before its first answer (a front end's progress reports use it).
+	Started func(id string)
 }
 
 // Run judges a command, asks the host when it must, starts it and returns
@@ -48,6 +51,9 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 		return session.Result{}, err
 	}
 	e.log.Info("started", "session", sess.ID(), "command", p.Command, "cwd", spec.Dir)
+	if p.Started != nil {
+		p.Started(sess.ID())
+	}
 	// An explicit yieldMs of 0 answers at once; no yieldMs on a
 	// foreground command waits for its end or a prompt.
 	now := p.YieldMs != nil && *p.YieldMs == 0

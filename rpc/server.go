@@ -20,27 +20,9 @@ import (
 // Method is one method of a protocol: params in, an answer or an error out.
 type Method func(ctx context.Context, params *json.RawMessage) (any, error)
 
-// Peer is the host as a protocol's methods see it.
-type Peer interface {
-	// Notify sends a notification; it is dropped if the host is gone.
-	Notify(method string, params any)
-	// Call sends a request and waits for its answer, until ctx ends or no
-	// answer can come any more.
-	Call(ctx context.Context, method string, params, result any) error
-	// Cancel ends the wait of the request with this id, if it is in flight.
-	Cancel(id wire.ID)
-}
-
-// Front is a protocol served over the connection: it builds the method
-// table over the peer and says where session events go. Its "initialize"
-// is handled in the read loop, like the native one.
-type Front func(p Peer) (map[string]Method, engine.Sink)
-
 // Options configure a Server.
 type Options struct {
-	// Front is the protocol to serve; nil is the native one.
-	Front Front
-	Log   *slog.Logger
+	Log *slog.Logger
 	// AfterFirst runs once, after the first request has been answered:
 	// start-up work that must not delay the answer to initialize (reading
 	// the login shell's environment, pruning old files). Serve waits for
@@ -71,12 +53,6 @@ func New(eng *engine.Engine, opts Options) *Server {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle(), cancels: map[wire.ID]context.CancelFunc{}}
-	if opts.Front != nil {
-		var sink engine.Sink
-		s.methods, sink = opts.Front(peer{s})
-		eng.SetSink(sink)
-		return s
-	}
 	s.methods = map[string]Method{
 		protocol.MethodInitialize:   s.initialize,
 		protocol.MethodShutdown:     s.shutdownMethod,
@@ -200,7 +176,7 @@ func (s *Server) cancelRequest(req *wire.Request) {
 		s.log.Debug("$/cancelRequest without a usable id")
 		return
 	}
-	peer{s}.Cancel(*p.ID)
+	s.cancel(*p.ID)
 }
 
 func (s *Server) forget(req *wire.Request, cancel context.CancelFunc) {
@@ -261,13 +237,14 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
-// peer is the Server as a front end's methods see it.
-type peer struct{ s *Server }
-
-func (p peer) Notify(method string, params any) { p.s.notify(method, params) }
-
-func (p peer) Call(ctx context.Context, method string, params, result any) error {
-	return p.s.call(ctx, method, params, result, nil)
+// cancel ends the wait of the request with this id, if it is in flight.
+func (s *Server) cancel(id wire.ID) {
+	s.mu.Lock()
+	cancel := s.cancels[id]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // call sends a request to the host and waits for its answer, until ctx
@@ -277,15 +254,6 @@ func (s *Server) call(ctx context.Context, method string, params, result any, se
 	conn := s.conn
 	s.mu.Unlock()
 	return conn.Call(s.closing(ctx), method, params, result, sent)
-}
-
-func (p peer) Cancel(id wire.ID) {
-	p.s.mu.Lock()
-	cancel := p.s.cancels[id]
-	p.s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
 }
 
 type notifier struct{ s *Server }
