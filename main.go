@@ -91,14 +91,6 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return 2
 	}
-	if f.mcp {
-		return serveMCP(f)
-	}
-	eng, log, cleanup, afterFirst, code := setup(f)
-	if eng == nil {
-		return code
-	}
-	defer cleanup()
 	if f.cpuprofile != "" {
 		stopProfile, err := startCPUProfile(f.cpuprofile)
 		if err != nil {
@@ -107,6 +99,14 @@ func run(args []string) int {
 		}
 		defer stopProfile()
 	}
+	if f.mcp {
+		return serveMCP(f)
+	}
+	eng, log, cleanup, afterFirst, code := setup(f)
+	if eng == nil {
+		return code
+	}
+	defer cleanup()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	ctx = platform.WatchHangup(ctx, os.Stdout)
