@@ -73,7 +73,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, o Options) error {
 		&sdk.ServerOptions{Instructions: instructions, Logger: f.log,
 			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Logging: &sdk.LoggingCapabilities{}}})
 	server.AddReceivingMiddleware(f.checkCall)
-	sdk.AddTool(server, terminalTool(), f.call)
+	sdk.AddTool(server, terminalTool(f.opts.Yield), f.call)
 	t := newTransport(rwc)
 	t.inputEnded = func(error) { f.stopAsking() }
 	t.writeFailed = func(error) { f.stopAsking() }

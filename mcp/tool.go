@@ -1,6 +1,10 @@
 package mcp
 
 import (
+	"strconv"
+	"strings"
+	"time"
+
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -15,7 +19,7 @@ type Args struct {
 	Env          map[string]*string `json:"env,omitempty" jsonschema:"With command: environment variables to set for this command; a null value unsets one."`
 	Background   bool               `json:"background,omitempty" jsonschema:"With command: the command keeps running (dev server, watcher): answer after yield_ms (default 2000, or 30000 with ready_pattern/ready_port) with a session_id."`
 	TimeoutMs    *int64             `json:"timeout_ms,omitempty" jsonschema:"With command: kill the whole process tree after this many milliseconds. Default 60000 (180000 for known slow commands; none for background)."`
-	YieldMs      *int64             `json:"yield_ms,omitempty" jsonschema:"Longest this call blocks before answering with a live session (at most 45000). With session_id and input \"\": wait up to this long for new output."`
+	YieldMs      *int64             `json:"yield_ms,omitempty" jsonschema:"Longest this call blocks before answering with a live session (at most mcp_yield_ms, 45000 by default). With session_id and input \"\": wait up to this long for new output."`
 	Mode         string             `json:"mode,omitempty" jsonschema:"With command: \"pty\" (default): a real terminal. \"pipes\": plain pipes, stderr kept apart."`
 	ReadyPattern string             `json:"ready_pattern,omitempty" jsonschema:"With background: answer as soon as the output matches this regular expression (RE2), e.g. \"ready in|listening on\"."`
 	ReadyPort    int                `json:"ready_port,omitempty" jsonschema:"With background: answer as soon as this TCP port on localhost accepts connections."`
@@ -33,7 +37,7 @@ type Args struct {
 const toolDescription = `Run shell commands in a real terminal inside the project, and work with the ones still running.
 
 Call shapes (use exactly one):
-- Run: {"command": "npm test"}. Waits for the end (up to 60 s; known slow commands 180 s) and returns the cleaned output and the exit code. A command that fails is a normal result: read its output and exit code.
+- Run: {"command": "npm test"}. Waits for the end and returns the cleaned output and the exit code. A command that fails is a normal result: read its output and exit code. A command still running after {yield} answers with its session_id and state "running" (it goes on; its lifetime cap is 60 s, 180 s for known slow commands, or timeout_ms): wait on with {"session_id": "3", "until": "exit"}.
 - Long-running work (dev servers, watchers, "npm run dev", "python -m http.server"): add "background": true. The call returns after a few seconds (or as soon as "ready_pattern" matches the output, or "ready_port" accepts connections) with a session_id while the command keeps running.
 - Answer a prompt: {"session_id": "3", "input": "y\n"}. When a result says the session is waiting for input, the program is blocked reading its terminal (a [Y/n] question, a REPL, a password). Input is sent as typed: end a line with "\n"; "\u0003" is Ctrl-C, "\u0004" is Ctrl-D.
 - Secret prompts: when the status line says "secret: ask the user", never guess or invent a password. Ask the person, and send their answer with "secret": true; it is masked everywhere output comes back.
@@ -107,9 +111,10 @@ func outputSchema() *jsonschema.Schema {
 	}}
 }
 
-// terminalTool is the one tool.
-func terminalTool() *sdk.Tool {
-	return &sdk.Tool{Name: "terminal", Title: "Terminal", Description: toolDescription,
+// terminalTool is the one tool; yield is when a call answers alive.
+func terminalTool(yield time.Duration) *sdk.Tool {
+	desc := strings.ReplaceAll(toolDescription, "{yield}", strconv.FormatFloat(yield.Seconds(), 'f', -1, 64)+" s")
+	return &sdk.Tool{Name: "terminal", Title: "Terminal", Description: desc,
 		InputSchema: inputSchema(), OutputSchema: outputSchema(),
 		Annotations: &sdk.ToolAnnotations{Title: "Terminal", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)}}
 }
