@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -15,25 +15,10 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node.js';
+import { marker, pidsWith, watchdog } from './proc.mjs';
 
 const bin = process.env.TERMHELPER_BIN;
 assert.ok(bin, 'TERMHELPER_BIN must name the termhelper binary');
-
-// watchdog bounds every wait; it guards against a hang, it times nothing.
-const watchdog = 30_000;
-
-const marker = () => `${1000 + Math.floor(Math.random() * 9000)}.${process.pid}`;
-
-function pidsWith(m) {
-  return readdirSync('/proc').filter((name) => {
-    if (!/^\d+$/.test(name)) return false;
-    try {
-      return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(m);
-    } catch {
-      return false; // the process ended while the list was read
-    }
-  });
-}
 
 async function until(what, cond) {
   const end = Date.now() + watchdog;

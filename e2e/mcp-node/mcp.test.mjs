@@ -3,7 +3,7 @@
 // @modelcontextprotocol/sdk makes it. TERMHELPER_BIN names the binary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,12 +13,10 @@ import {
   LATEST_PROTOCOL_VERSION,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { marker, pidsWith, watchdog } from './proc.mjs';
 
 const bin = process.env.TERMHELPER_BIN;
 assert.ok(bin, 'TERMHELPER_BIN must name the termhelper binary');
-
-// watchdog bounds every wait; it guards against a hang, it times nothing.
-const watchdog = 30_000;
 
 function transport(root) {
   return new StdioClientTransport({
@@ -51,22 +49,6 @@ async function connect(t, opts = {}) {
 }
 
 const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
-
-// marker is a sleep length no other process uses, to find our processes.
-const marker = () => `${1000 + Math.floor(Math.random() * 9000)}.${process.pid}`;
-
-function pidsWith(m) {
-  const pids = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(m)) pids.push(name);
-    } catch {
-      // the process ended while the list was read
-    }
-  }
-  return pids;
-}
 
 async function noneLeft(m) {
   const end = Date.now() + watchdog;
