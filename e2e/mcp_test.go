@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,6 +41,8 @@ type mcpOpts struct {
 	dir    string
 	roots  []string
 	config string // the user's config.toml
+	// progress receives the progress notifications.
+	progress chan *sdk.ProgressNotificationParams
 }
 
 func startMCP(t *testing.T, o mcpOpts) *mcpHost {
@@ -50,6 +53,11 @@ func startMCP(t *testing.T, o mcpOpts) *mcpHost {
 	copts := &sdk.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
 		h.logs <- r.Params
 	}}
+	if o.progress != nil {
+		copts.ProgressNotificationHandler = func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			o.progress <- r.Params
+		}
+	}
 	if o.elicit != nil {
 		copts.ElicitationHandler = func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			return o.elicit(r)
@@ -477,4 +485,28 @@ func TestMCPGarbageBeforeAndBetween(t *testing.T) {
 	assert.Contains(t, next(), `"code":-32700`)
 	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"terminal","arguments":{"command":"echo between"}}}`)
 	assert.Contains(t, next(), `between\n`)
+}
+
+// TestMCPProgressShowsTheLastLine: a client that sent a progress token is
+// told, while the call waits, what the command last showed.
+func TestMCPProgressShowsTheLastLine(t *testing.T) {
+	t.Parallel()
+	progress := make(chan *sdk.ProgressNotificationParams, 16)
+	h := startMCP(t, mcpOpts{progress: progress})
+	m := marker()
+	done := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+		defer cancel()
+		res, _ := h.cs.CallTool(ctx, &sdk.CallToolParams{Name: "terminal", Meta: sdk.Meta{"progressToken": "p1"},
+			Arguments: map[string]any{"command": "echo building step 1; sleep " + m}})
+		done <- res
+	}()
+	p := within(t, progress, "a progress notification")
+	assert.Equal(t, "p1", p.ProgressToken)
+	assert.Contains(t, p.Message, "building step 1")
+	for _, pid := range pidsWith(m) {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	within(t, done, "the call's answer")
 }
