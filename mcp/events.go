@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 PROTOCOL.md section 9 reports ended sessions as logging notifications, which MCP 2026-07-28 deprecates but keeps working.
+
 package mcp
 
 import (

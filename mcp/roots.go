@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 PROTOCOL.md section 9 takes the root from the client's MCP roots, which 2026-07-28 deprecates but keeps working.
+
 package mcp
 
 import (

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the logging capability goes with the logging notifications of PROTOCOL.md section 9, deprecated in 2026-07-28 but working.
+
 // Package mcp is termhelper's Model Context Protocol front end, served on
 // the official Go SDK (github.com/modelcontextprotocol/go-sdk) over
 // termhelper's own garbage-proof stdio framing: one tool, terminal, over

@@ -350,9 +350,9 @@ func (s *Stream) readValue(limit int) ([]byte, int, error) {
 	var sc valueScanner
 	n := 0
 	for n < limit {
-		chunk, err := s.r.Peek(min(limit-n, s.r.Buffered(), s.r.Size()))
+		chunk, _ := s.r.Peek(min(limit-n, s.r.Buffered(), s.r.Size()))
 		if len(chunk) == 0 {
-			if _, err = s.r.Peek(1); err != nil {
+			if _, err := s.r.Peek(1); err != nil {
 				return nil, n, eofInside(err)
 			}
 			continue
