@@ -23,6 +23,7 @@ import (
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
+	"github.com/termhelper/termhelper/sandbox"
 	"github.com/termhelper/termhelper/session"
 	"github.com/termhelper/termhelper/spill"
 	"github.com/termhelper/termhelper/trash"
@@ -65,6 +66,9 @@ func run(args []string) int {
 	}
 	if len(args) > 0 && args[0] == platform.LoginEnvCommand {
 		return platform.ServeLoginEnv(args[1:])
+	}
+	if len(args) > 0 && args[0] == sandbox.Command {
+		return sandbox.Serve(args[1:])
 	}
 	fs := flag.NewFlagSet("termhelper", flag.ContinueOnError)
 	var f flags

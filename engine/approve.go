@@ -47,16 +47,16 @@ func approverFor(ctx context.Context, h Host) Approver {
 	return h.Approver
 }
 
-// approve decides whether command may run in dir: hard blocks are refused,
-// harmless lines run, the rest is asked of a host that can answer, or
-// follows the config's unattended rule.
-func (e *Engine) approve(ctx context.Context, command, dir string) error {
+// approve decides whether command may run in dir with the request's env:
+// hard blocks are refused, harmless lines run, the rest is asked of a host
+// that can answer, or follows the config's unattended rule.
+func (e *Engine) approve(ctx context.Context, command, dir string, env map[string]*string) error {
 	if e.opts.Policy == nil {
 		return nil
 	}
 	h := e.currentHost()
 	h.Approver = approverFor(ctx, h)
-	v := e.opts.Policy.CheckDir(command, dir, h.Trusted)
+	v := e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: h.Trusted, Env: env})
 	switch {
 	case v.Decision == policy.Deny:
 		return blocked(v.Reasons)
