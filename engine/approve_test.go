@@ -74,7 +74,7 @@ func TestApprovalMatrix(t *testing.T) {
 				h.Approver = tc.approver
 			}
 			e.SetHost(h)
-			got := decided(e.approve(context.Background(), tc.command, root))
+			got := decided(e.approve(context.Background(), tc.command, root, nil))
 			if got != tc.want {
 				t.Errorf("%q: %s, want %s", tc.command, got, tc.want)
 			}
@@ -112,7 +112,7 @@ func TestApprovalCancelled(t *testing.T) {
 		<-ctx.Done()
 		return Deny, ctx.Err()
 	})})
-	if err := e.approve(ctx, "touch x", root); !errors.Is(err, ErrCancelled) {
+	if err := e.approve(ctx, "touch x", root, nil); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("got %v, want ErrCancelled", err)
 	}
 }
