@@ -61,7 +61,7 @@ bench-quick: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime 60s ./cleaner/
 	$(GO) test -run '^$$' -fuzz FuzzMaskSplit -fuzztime 60s ./mask/
-	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime 60s ./rpc/
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime 60s ./wire/
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 60s ./rpc/
 
 # Random valid and invalid messages at full speed against the built helper

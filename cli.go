@@ -12,11 +12,11 @@ import (
 type mode int
 
 const (
-	serveNative mode = iota // the native JSON-RPC protocol on stdio
-	serveMCP                // the Model Context Protocol on stdio
-	runOne                  // termhelper run -- COMMAND
-	printHelp
-	printVersion
+	modeNative mode = iota // the native JSON-RPC protocol on stdio
+	modeMCP                // the Model Context Protocol on stdio
+	modeRun                // termhelper run -- COMMAND
+	modeHelp
+	modeVersion
 )
 
 // flags are shared by the server and the run subcommand.
@@ -30,8 +30,8 @@ type flags struct {
 type invocation struct {
 	mode    mode
 	f       flags
-	command string // runOne: the command line
-	usage   string // printHelp: the help to print
+	command string // modeRun: the command line
+	usage   string // modeHelp: the help to print
 }
 
 // usageError is a command line that makes no sense: exit 2, with the usage.
@@ -84,7 +84,7 @@ func parseArgs(args []string) (invocation, error) {
 }
 
 func parseServer(args []string, mcp bool) (invocation, error) {
-	inv := invocation{mode: serveNative}
+	inv := invocation{mode: modeNative}
 	fs := newFlagSet("termhelper", &inv.f)
 	fs.StringVar(&inv.f.cpuprofile, "cpuprofile", "", "write a CPU profile to this `FILE` until the helper exits")
 	if !mcp {
@@ -101,15 +101,15 @@ func parseServer(args []string, mcp bool) (invocation, error) {
 	}
 	switch {
 	case *showVersion:
-		inv.mode = printVersion
+		inv.mode = modeVersion
 	case mcp || inv.f.mcp:
-		inv.mode, inv.f.mcp = serveMCP, true
+		inv.mode, inv.f.mcp = modeMCP, true
 	}
 	return inv, nil
 }
 
 func parseRun(args []string) (invocation, error) {
-	inv := invocation{mode: runOne}
+	inv := invocation{mode: modeRun}
 	fs := newFlagSet("termhelper run", &inv.f)
 	usage := fmt.Sprintf(runUsage, flagList(fs))
 	if err := parse(fs, args, usage); err != nil {
@@ -143,10 +143,10 @@ func parse(fs *flag.FlagSet, args []string, usage string) error {
 	return err
 }
 
-// helpOr turns --help into printHelp; any other error stands.
+// helpOr turns --help into modeHelp; any other error stands.
 func helpOr(err error, usage string) (invocation, error) {
 	if errors.Is(err, flag.ErrHelp) {
-		return invocation{mode: printHelp, usage: usage}, nil
+		return invocation{mode: modeHelp, usage: usage}, nil
 	}
 	return invocation{}, err
 }

@@ -12,7 +12,7 @@ var singleDash = regexp.MustCompile(`\n +-[a-z]`)
 func TestHelpShowsTheHostFlagsOnly(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"--root", "/x", "--help"}} {
 		inv, err := parseArgs(args)
-		if err != nil || inv.mode != printHelp {
+		if err != nil || inv.mode != modeHelp {
 			t.Fatalf("%q: mode %d, err %v; want the help", args, inv.mode, err)
 		}
 		for _, want := range []string{"--root DIR", "--config FILE", "--framing MODE", "--log-level LEVEL", "--mcp", "--version", "termhelper mcp", "termhelper run"} {
@@ -33,7 +33,7 @@ func TestHelpShowsTheHostFlagsOnly(t *testing.T) {
 
 func TestRunHelp(t *testing.T) {
 	inv, err := parseArgs([]string{"run", "--help"})
-	if err != nil || inv.mode != printHelp || !strings.Contains(inv.usage, "termhelper run [flags] -- COMMAND") {
+	if err != nil || inv.mode != modeHelp || !strings.Contains(inv.usage, "termhelper run [flags] -- COMMAND") {
 		t.Fatalf("mode %d, err %v, usage:\n%s", inv.mode, err, inv.usage)
 	}
 	if strings.Contains(inv.usage, "--mcp") || strings.Contains(inv.usage, "--framing") {
@@ -61,20 +61,20 @@ func TestModes(t *testing.T) {
 		mode mode
 		root string
 	}{
-		{nil, serveNative, ""},
-		{[]string{"--root", "/p", "--framing", "lsp"}, serveNative, "/p"},
-		{[]string{"--mcp", "--root", "/p"}, serveMCP, "/p"},
-		{[]string{"mcp", "--root", "/p"}, serveMCP, "/p"},
-		{[]string{"-root=/p", "--cpuprofile", "/tmp/x"}, serveNative, "/p"},
-		{[]string{"--version"}, printVersion, ""},
-		{[]string{"run", "--root", "/p", "--", "ls", "-la"}, runOne, "/p"},
+		{nil, modeNative, ""},
+		{[]string{"--root", "/p", "--framing", "lsp"}, modeNative, "/p"},
+		{[]string{"--mcp", "--root", "/p"}, modeMCP, "/p"},
+		{[]string{"mcp", "--root", "/p"}, modeMCP, "/p"},
+		{[]string{"-root=/p", "--cpuprofile", "/tmp/x"}, modeNative, "/p"},
+		{[]string{"--version"}, modeVersion, ""},
+		{[]string{"run", "--root", "/p", "--", "ls", "-la"}, modeRun, "/p"},
 	}
 	for _, c := range cases {
 		inv, err := parseArgs(c.args)
 		if err != nil || inv.mode != c.mode || inv.f.root != c.root {
 			t.Errorf("%q: mode %d root %q err %v; want mode %d root %q", c.args, inv.mode, inv.f.root, err, c.mode, c.root)
 		}
-		if c.mode == serveMCP && !inv.f.mcp {
+		if c.mode == modeMCP && !inv.f.mcp {
 			t.Errorf("%q: MCP mode without the mcp flag set", c.args)
 		}
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/engine"
-	"github.com/termhelper/termhelper/mcp"
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
@@ -62,13 +61,13 @@ func run(args []string) int {
 		return 2
 	}
 	switch inv.mode {
-	case printHelp:
+	case modeHelp:
 		fmt.Print(inv.usage)
 		return 0
-	case printVersion:
+	case modeVersion:
 		fmt.Println(version.String())
 		return 0
-	case runOne:
+	case modeRun:
 		return runOnce(inv.f, inv.command)
 	}
 	return serveStdio(inv.f)
@@ -81,11 +80,6 @@ func serveStdio(f flags) int {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return 2
 	}
-	eng, log, cleanup, afterFirst, code := setup(f)
-	if eng == nil {
-		return code
-	}
-	defer cleanup()
 	if f.cpuprofile != "" {
 		stopProfile, err := startCPUProfile(f.cpuprofile)
 		if err != nil {
@@ -94,23 +88,26 @@ func serveStdio(f flags) int {
 		}
 		defer stopProfile()
 	}
+	if f.mcp {
+		return serveMCP(f)
+	}
+	eng, log, cleanup, afterFirst, code := setup(f)
+	if eng == nil {
+		return code
+	}
+	defer cleanup()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	ctx = platform.WatchHangup(ctx, os.Stdout)
-	if err := serve(ctx, f, framing, eng, log, afterFirst); err != nil {
+	if err := serve(ctx, framing, eng, log, afterFirst); err != nil {
 		log.Error("serve", "err", err)
 	}
 	return 0
 }
 
-// serve runs the front end the flags chose over the engine.
-func serve(ctx context.Context, f flags, framing wire.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
-	opts := rpc.Options{Log: log, AfterFirst: afterFirst}
-	if f.mcp {
-		// MCP's stdio transport is a JSON message per line.
-		opts.Front, framing = mcp.Front(eng, version.Number()), wire.NDJSON
-	}
-	return rpc.New(eng, opts).Serve(ctx, stdio{}, framing)
+// serve runs the native front end over the engine.
+func serve(ctx context.Context, framing wire.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
+	return rpc.New(eng, rpc.Options{Log: log, AfterFirst: afterFirst}).Serve(ctx, stdio{}, framing)
 }
 
 // setup loads the root and the config and builds the engine, with a
@@ -131,10 +128,20 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
 	}
-	cfg, err := config.Load(f.config, root)
+	eng, cleanup, afterFirst, err := open(f, root, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
+	}
+	return eng, log, cleanup, afterFirst, 0
+}
+
+// open loads the config for root and builds its engine, with a cleanup to
+// run after it and the work to start after the first answer.
+func open(f flags, root string, log *slog.Logger) (*engine.Engine, func(), func(), error) {
+	cfg, err := config.Load(f.config, root)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
@@ -160,7 +167,7 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		}
 		housekeeping(opts.TrashDir, log)
 	}
-	return engine.New(opts), log, login.close, afterFirst, 0
+	return engine.New(opts), login.close, afterFirst, nil
 }
 
 // allowStore opens the persisted "always" list; without it, approvals
