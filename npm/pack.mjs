@@ -9,20 +9,11 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { targets } from "./targets.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = resolve(process.argv[2] ?? join(repo, "dist"));
 const version = readFileSync(join(repo, "VERSION"), "utf8").trim();
-
-// Go's names for a target, and Node's (process.platform, process.arch).
-const targets = [
-  { goos: "linux", goarch: "amd64", os: "linux", cpu: "x64" },
-  { goos: "linux", goarch: "arm64", os: "linux", cpu: "arm64" },
-  { goos: "darwin", goarch: "amd64", os: "darwin", cpu: "x64" },
-  { goos: "darwin", goarch: "arm64", os: "darwin", cpu: "arm64" },
-  { goos: "windows", goarch: "amd64", os: "win32", cpu: "x64" },
-  { goos: "windows", goarch: "arm64", os: "win32", cpu: "arm64" },
-];
 
 const main = JSON.parse(readFileSync(join(repo, "npm/termhelper/package.json"), "utf8"));
 const license = join(repo, "LICENSE");

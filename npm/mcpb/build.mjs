@@ -8,22 +8,13 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { targets } from "../targets.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
 const dist = resolve(process.argv[2] ?? join(repo, "dist"));
 const version = readFileSync(join(repo, "VERSION"), "utf8").trim();
 const mcpb = join(here, "node_modules", ".bin", "mcpb");
-
-// Go's names for a target, and Claude Desktop's (Node's) platform names.
-const targets = [
-  { goos: "linux", goarch: "amd64", os: "linux", cpu: "x64" },
-  { goos: "linux", goarch: "arm64", os: "linux", cpu: "arm64" },
-  { goos: "darwin", goarch: "amd64", os: "darwin", cpu: "x64" },
-  { goos: "darwin", goarch: "arm64", os: "darwin", cpu: "arm64" },
-  { goos: "windows", goarch: "amd64", os: "win32", cpu: "x64" },
-  { goos: "windows", goarch: "arm64", os: "win32", cpu: "arm64" },
-];
 
 /** The manifest for one platform: the binary with --mcp, the root from the user. */
 export function manifest(os, exe) {

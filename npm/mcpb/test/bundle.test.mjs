@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { targets } from "../../targets.mjs";
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -48,7 +49,7 @@ test("the bundle for this machine unpacks to a server that serves MCP in the fol
 });
 
 test("every platform has its bundle", () => {
-  for (const p of ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64", "win32-arm64"]) {
+  for (const p of targets.map((t) => `${t.os}-${t.cpu}`)) {
     assert.ok(statSync(join(dist, `termhelper-${version}-${p}.mcpb`)).size > 0, p);
   }
 });

@@ -2,12 +2,13 @@
 // executable, or speaks another protocol, and how calls are given up.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as esm from "../lib/esm.mjs";
 import { Termhelper, ErrorCode, PROTOCOL_VERSION, ResponseError, isFinished } from "../lib/esm.mjs";
+import { pidsWith } from "./procs.mjs";
 
 const require = createRequire(import.meta.url);
 const watchdog = 60_000; // a guard against a hang, never a timing assertion
@@ -23,22 +24,6 @@ async function start(t, opts = {}) {
   const th = await Termhelper.start({ root, env: { SHELL: "", TERMHELPER_CONFIG_DIR: join(root, ".cfg") }, ...opts });
   t.after(() => th.close());
   return { th, root };
-}
-
-/** Live processes whose command line holds s (Linux). */
-function pidsWith(s) {
-  const out = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (cmd.includes(s) && !stat.includes(") Z")) out.push(Number(name));
-    } catch {
-      // gone while we looked
-    }
-  }
-  return out;
 }
 
 /** Waits for a file the command creates: the event itself, with a watchdog. */
