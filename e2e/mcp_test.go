@@ -350,8 +350,8 @@ func TestMCPScreen(t *testing.T) {
 // until "exit" finishes it.
 func TestMCPYieldAnswersAlive(t *testing.T) {
 	t.Parallel()
-	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 300\n"})
-	res := h.call(map[string]any{"command": "sleep 2; echo done"})
+	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 1000\n"})
+	res := h.call(map[string]any{"command": "sleep 4; echo done"})
 	r := structured(t, res)
 	require.Equal(t, "running", r.State, text(res))
 	assert.Contains(t, text(res), "session "+r.SessionID+" still running")
