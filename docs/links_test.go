@@ -26,6 +26,7 @@ func documents(t *testing.T) []string {
 			return err
 		}
 		rel, _ := filepath.Rel(repo, path)
+		rel = filepath.ToSlash(rel)
 		switch {
 		case d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && rel != "." || rel == "dist"):
 			return filepath.SkipDir
