@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/termhelper/termhelper/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,13 +38,41 @@ func Start(spec Spec) (*Process, error) {
 	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(spec.Env[:len(spec.Env):len(spec.Env)], TagVar+"="+spec.Tag)
-	if spec.PTY {
-		return startPTY(cmd, spec)
+	var launch *sandbox.Launch
+	if spec.Sandbox != nil {
+		var err error
+		if launch, err = sandbox.Prepare(*spec.Sandbox, spec.Argv); err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
 	}
-	return startPipes(cmd, spec)
+	if spec.PTY {
+		return startPTY(cmd, spec, launch)
+	}
+	return startPipes(cmd, spec, launch)
 }
 
-func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
+// startConfined starts cmd, confined by launch when there is one; the
+// guard it returns lives as long as the process.
+func startConfined(cmd *exec.Cmd, launch *sandbox.Launch) (*sandbox.Guard, error) {
+	if launch == nil {
+		return nil, startRegistered(cmd)
+	}
+	launch.Apply(cmd)
+	if err := startRegistered(cmd); err != nil {
+		launch.Abort()
+		return nil, err
+	}
+	guard, err := launch.Started()
+	if err != nil {
+		KillTree(cmd.Process.Pid, "", SIGKILL, 0)
+		cmd.Wait()
+		unregister(cmd.Process.Pid)
+		return nil, err
+	}
+	return guard, nil
+}
+
+func startPTY(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, error) {
 	master, tty, err := openPTY()
 	if err != nil {
 		return nil, fmt.Errorf("open pty: %w", err)
@@ -63,13 +92,14 @@ func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
 		cmd.Stderr = errW
 	}
 	cmd.SysProcAttr = sysProcAttr(true)
-	if err := startRegistered(cmd); err != nil {
+	guard, err := startConfined(cmd, launch)
+	if err != nil {
 		master.Close()
 		closeAll(errR, errW)
 		return nil, err
 	}
 	closeAll(errW)
-	p := &Process{Pid: cmd.Process.Pid, Output: master, Input: master}
+	p := &Process{Pid: cmd.Process.Pid, Output: master, Input: master, guard: guard}
 	if errR != nil {
 		p.Stderr = errR
 	}
@@ -78,7 +108,7 @@ func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
 	return p, nil
 }
 
-func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
+func startPipes(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -95,12 +125,13 @@ func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = sysProcAttr(false)
-	if err := startRegistered(cmd); err != nil {
+	guard, err := startConfined(cmd, launch)
+	if err != nil {
 		closeAll(outR, outW, errR, errW, inR, inW)
 		return nil, err
 	}
 	closeAll(outW, errW, inR)
-	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR}
+	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR, guard: guard}
 	// The input is written then closed, whether or not the command reads it.
 	p.initial = initialInput{data: spec.Stdin, to: inW, close: inW}
 	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag}
@@ -240,10 +271,11 @@ func (p *Process) StopReading() {
 	}
 }
 
-// Close releases the terminal and pipes. Call it after the readers are done.
-// It also ends a pending write of the initial input that a descendant
-// holding the input open never read.
+// Close releases the terminal and pipes, and the sandbox's guard. Call it
+// after the readers are done. It also ends a pending write of the initial
+// input that a descendant holding the input open never read.
 func (p *Process) Close() {
+	p.guard.Close()
 	if p.sys.stdin != nil {
 		p.sys.stdin.Close()
 	}

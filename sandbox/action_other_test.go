@@ -1,0 +1,5 @@
+//go:build !linux
+
+package sandbox
+
+func testAction(string) int { return 2 }

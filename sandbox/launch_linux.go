@@ -1,0 +1,229 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// forceNamespaces, set by tests only, overrides the measured namespaces:
+// "none" takes the Landlock-only path, "user" a user namespace even for
+// root.
+var forceNamespaces string
+
+type sysLaunch struct {
+	plain   bool // mode off: the command runs as it is
+	w       wire
+	argv    []string
+	nsFlags uintptr
+	log     *slog.Logger
+
+	cmd       *exec.Cmd
+	mine      *os.File // the helper's end of the listener's socket
+	theirs    *os.File // the trampoline's end, closed once it started
+	abortOnce sync.Once
+}
+
+// Prepare returns how to start argv confined as p says. It refuses a
+// plan that this machine cannot apply (ErrUnavailable, with Probe's
+// reason): the engine asks for what Probe reported in force.
+func Prepare(p Plan, argv []string) (*Launch, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("sandbox: empty argv")
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	if p.Mode == Off {
+		return &Launch{sys: sysLaunch{plain: true}}, nil
+	}
+	m := measured()
+	if m.abi == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, m.noLandlock)
+	}
+	if p.Network != NetworkOpen && !m.netOK {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, m.noNet)
+	}
+	l := &Launch{sys: sysLaunch{w: wire{Plan: p}, argv: argv, nsFlags: launchNamespaces(m), log: p.Log}}
+	l.sys.w.Namespaces = l.sys.nsFlags != 0
+	if p.Network != NetworkOpen {
+		if err := l.sys.socketPair(); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func launchNamespaces(m machine) uintptr {
+	switch forceNamespaces {
+	case "none":
+		return 0
+	case "user":
+		return unix.CLONE_NEWUSER | unix.CLONE_NEWNS
+	}
+	return m.nsFlags
+}
+
+func (s *sysLaunch) socketPair() error {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox: socket for the network filter: %w", err)
+	}
+	s.mine = os.NewFile(uintptr(fds[0]), "sandbox-helper")
+	s.theirs = os.NewFile(uintptr(fds[1]), "sandbox-trampoline")
+	return nil
+}
+
+// Apply sets the launch on cmd: the helper's own executable as the
+// trampoline, the plan and argv as its arguments, the socket as an extra
+// file and the namespaces to clone. cmd's other process attributes
+// (session, terminal) stay as the caller set them.
+func (l *Launch) Apply(cmd *exec.Cmd) {
+	if l == nil || l.sys.plain {
+		return
+	}
+	s := &l.sys
+	s.cmd = cmd
+	if s.theirs != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, s.theirs)
+		s.w.NetFD = 2 + len(cmd.ExtraFiles)
+	}
+	plan, _ := json.Marshal(s.w) // plain strings and ints: it cannot fail
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = append([]string{"termhelper", Command, string(plan), "--"}, s.argv...)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	applyNamespaces(cmd.SysProcAttr, s.nsFlags)
+}
+
+// Started takes over after cmd.Start succeeded: the guard receives the
+// network filter's listener from the trampoline, on its own goroutine, and
+// serves it. The command cannot connect before the listener is sent, so
+// nothing waits here.
+func (l *Launch) Started() (*Guard, error) {
+	if l == nil || l.sys.plain {
+		return nil, nil
+	}
+	s := &l.sys
+	s.closeTheirs()
+	g := &Guard{}
+	if s.mine != nil {
+		conn, err := net.FileConn(s.mine)
+		s.mine.Close()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: network filter socket: %w", err)
+		}
+		g.sys.serve(conn.(*net.UnixConn), s.cmd.Process.Pid, s.log)
+	}
+	return g, nil
+}
+
+// Abort releases the launch after cmd.Start failed.
+func (l *Launch) Abort() {
+	if l == nil {
+		return
+	}
+	l.sys.closeTheirs()
+	if l.sys.mine != nil {
+		l.sys.mine.Close()
+	}
+}
+
+func (s *sysLaunch) closeTheirs() {
+	s.abortOnce.Do(func() {
+		if s.theirs != nil {
+			s.theirs.Close()
+		}
+	})
+}
+
+// sysGuard serves one process's network filter.
+type sysGuard struct {
+	mu     sync.Mutex
+	conn   *net.UnixConn
+	sup    *netSupervisor
+	closed bool
+	done   chan struct{}
+	once   sync.Once
+}
+
+// serve waits for the listener on conn and supervises it. The wait ends
+// with the listener, or at EOF when the trampoline died before sending
+// it (its one line on the terminal says why), or at Close.
+func (g *sysGuard) serve(conn *net.UnixConn, pid int, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g.conn, g.done = conn, make(chan struct{})
+	go func() {
+		defer close(g.done)
+		listener := receiveFD(conn)
+		conn.Close()
+		if listener == nil {
+			return
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.closed {
+			listener.Close()
+			return
+		}
+		g.sup = superviseNetwork(listener, pid, log)
+	}()
+}
+
+func receiveFD(conn *net.UnixConn) *os.File {
+	oob := make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := conn.ReadMsgUnix(make([]byte, 1), oob)
+	if err != nil {
+		return nil
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return nil
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil
+	}
+	unix.CloseOnExec(fds[0])
+	return os.NewFile(uintptr(fds[0]), "seccomp-listener")
+}
+
+func (g *sysGuard) denied() []Denial {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.sup == nil {
+		return nil
+	}
+	return g.sup.Denied()
+}
+
+func (g *sysGuard) close() { g.once.Do(g.stop) }
+
+func (g *sysGuard) stop() {
+	g.mu.Lock()
+	g.closed = true
+	conn, sup := g.conn, g.sup
+	g.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	conn.Close() // ends a wait for the listener
+	<-g.done
+	if sup != nil {
+		sup.Close()
+	}
+}

@@ -1,0 +1,113 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// testAction tries one act, named "verb:arg", and prints "allowed" or
+// "denied: why"; it is what a confined command does in these tests.
+func testAction(act string) int {
+	verb, arg, _ := strings.Cut(act, ":")
+	pid, _ := strconv.Atoi(arg)
+	var err error
+	switch verb {
+	case "environ":
+		_, err = os.ReadFile("/proc/" + arg + "/environ")
+	case "ptrace":
+		err = unix.PtraceAttach(pid)
+	case "signal":
+		err = unix.Kill(pid, syscall.SIGTERM)
+	case "mount":
+		err = unix.Mount("tmpfs", arg, "tmpfs", 0, "")
+	case "umount":
+		err = unix.Unmount(arg, unix.MNT_DETACH)
+	case "mknod-char":
+		err = unix.Mknod(arg, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3)))
+	case "mknod-block":
+		err = unix.Mknod(arg, unix.S_IFBLK|0o666, int(unix.Mkdev(7, 0)))
+	default:
+		fmt.Println("unknown action", act)
+		return 2
+	}
+	if err != nil {
+		fmt.Println("denied:", err)
+	} else {
+		fmt.Println("allowed")
+	}
+	return 0
+}
+
+// act runs the test binary confined as p says, trying act.
+func act(t *testing.T, w world, p Plan, act string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(runArgv(t, p, w.env(actionVar+"="+act), self).out)
+}
+
+// outsider is a process outside the sandbox holding a secret in its
+// environment, ended with the test.
+func outsider(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("sleep", "1000")
+	cmd.Env = []string{"API_TOKEN=SECRET-TOKEN"}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid
+}
+
+func TestOtherProcessesAreOutOfReach(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		w := newWorld(t)
+		p := w.plan(WorkspaceWrite)
+		pid := strconv.Itoa(outsider(t))
+		for _, a := range []string{"environ:" + pid, "ptrace:" + pid} {
+			if got := act(t, w, p, a); !strings.HasPrefix(got, "denied") {
+				t.Errorf("%s: %s", a, got)
+			}
+		}
+		if measured().abi >= 6 {
+			if got := act(t, w, p, "signal:"+pid); !strings.HasPrefix(got, "denied") {
+				t.Errorf("a signal left the sandbox: %s", got)
+			}
+		}
+		unconfined := Plan{Mode: Off, Network: NetworkOpen, Root: w.root}
+		if got := act(t, w, unconfined, "environ:"+pid); got != "allowed" {
+			t.Fatalf("unconfined, the environment should read: %s", got)
+		}
+	})
+}
+
+func TestNothingCanBeMountedOrMadeADevice(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		w := newWorld(t)
+		p := w.plan(WorkspaceWrite)
+		for _, a := range []string{
+			"mount:" + w.root, "umount:" + filepath.Join(w.home, ".ssh"),
+			"mknod-char:" + filepath.Join(w.root, "null"), "mknod-block:" + filepath.Join(w.root, "loop"),
+		} {
+			if got := act(t, w, p, a); !strings.HasPrefix(got, "denied") {
+				t.Errorf("%s: %s", a, got)
+			}
+		}
+		if os.Geteuid() == 0 {
+			unconfined := Plan{Mode: Off, Network: NetworkOpen, Root: w.root}
+			if got := act(t, w, unconfined, "mknod-char:"+filepath.Join(w.root, "null")); got != "allowed" {
+				t.Fatalf("unconfined root should make a device: %s", got)
+			}
+		}
+	})
+}
