@@ -158,7 +158,11 @@ func Probe(mode Mode, net Network) Status {
 	if mode == Off {
 		return offStatus(net, "")
 	}
-	m := measured()
+	return measured().status(mode, net)
+}
+
+// status is what a command asked to run in mode with network gets on m.
+func (m machine) status(mode Mode, net Network) Status {
 	if m.abi == 0 {
 		return offStatus(net, m.noLandlock+": commands run unconfined and the policy asks as before")
 	}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -106,7 +107,9 @@ func protectHolders(p Plan) []string {
 		path = filepath.Clean(path)
 		place := within(path, seatbeltWritable(p))
 		for dir := filepath.Dir(path); place != "" && isUnder(dir, place); dir = filepath.Dir(dir) {
-			out = append(out, dir)
+			if !slices.Contains(out, dir) {
+				out = append(out, dir)
+			}
 		}
 	}
 	return out
@@ -120,13 +123,16 @@ func seatbeltNetwork(n Network, hide []string) string {
 	if n == NetworkOpen {
 		return "(allow network*)\n"
 	}
-	shut := sbplFilters("path-literal", append(hide, "/private/var/run/mDNSResponder"))
+	var shut strings.Builder
+	for _, p := range append(slices.Clone(hide), "/private/var/run/mDNSResponder") {
+		fmt.Fprintf(&shut, "      (remote unix-socket (path-literal %s))\n", sbplString(filepath.Clean(p)))
+	}
 	return `(allow network-bind network-inbound)
 (allow network-outbound (remote ip "localhost:*"))
 (allow network-outbound
   (require-all
     (remote unix-socket)
-` + sbplExcept(strings.ReplaceAll(shut, "(path-literal", "(remote unix-socket (path-literal")) + "))\n"
+` + sbplExcept(shut.String()) + "))\n"
 }
 
 // sbplFilters writes one filter per path, e.g. (subpath "/a/b").
