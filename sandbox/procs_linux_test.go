@@ -34,6 +34,12 @@ func testAction(act string) int {
 		err = unix.Mknod(arg, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3)))
 	case "mknod-block":
 		err = unix.Mknod(arg, unix.S_IFBLK|0o666, int(unix.Mkdev(7, 0)))
+	case "chroot":
+		// chroot takes CAP_SYS_CHROOT; into / it changes nothing.
+		err = unix.Chroot("/")
+	case "nice":
+		// So does a negative nice value (CAP_SYS_NICE).
+		err = unix.Setpriority(unix.PRIO_PROCESS, 0, -5)
 	default:
 		fmt.Println("unknown action", act)
 		return 2
@@ -107,6 +113,22 @@ func TestNothingCanBeMountedOrMadeADevice(t *testing.T) {
 			unconfined := Plan{Mode: Off, Network: NetworkOpen, Root: w.root}
 			if got := act(t, w, unconfined, "mknod-char:"+filepath.Join(w.root, "null")); got != "allowed" {
 				t.Fatalf("unconfined root should make a device: %s", got)
+			}
+		}
+	})
+}
+
+func TestCapabilitiesAreGone(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		w := newWorld(t)
+		for _, a := range []string{"chroot", "nice"} {
+			if got := act(t, w, w.plan(WorkspaceWrite), a); !strings.HasPrefix(got, "denied") {
+				t.Errorf("%s: %s", a, got)
+			}
+			if os.Geteuid() == 0 {
+				if got := act(t, w, Plan{Mode: Off, Network: NetworkOpen, Root: w.root}, a); got != "allowed" {
+					t.Fatalf("unconfined root should be allowed to %s: %s", a, got)
+				}
 			}
 		}
 	})
