@@ -47,7 +47,8 @@ func dropCaps() error {
 // keep. It needs CAP_SETPCAP, which root has unless a container took it,
 // along with most of the rest.
 func dropBounding(keep uint64) error {
-	for c := 0; c <= lastCap(); c++ {
+	last := lastCap()
+	for c := 0; c <= last; c++ {
 		if keep&(1<<c) != 0 {
 			continue
 		}

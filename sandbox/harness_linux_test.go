@@ -21,7 +21,7 @@ type world struct {
 	home, root, outside, cache, tmp string
 }
 
-func newWorld(t *testing.T) world {
+func newWorld(t testing.TB) world {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -64,14 +64,14 @@ func (w world) env(extra ...string) []string {
 		"ROOT=" + w.root, "OUT=" + w.outside, "CACHE=" + w.cache, "LANG=C", "GORACE=" + os.Getenv("GORACE")}, extra...)
 }
 
-func mkdir(t *testing.T, dir string) {
+func mkdir(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func write(t *testing.T, path, text string) {
+func write(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ type result struct {
 }
 
 // runArgv runs argv as p says, on pipes, with env, and waits for it.
-func runArgv(t *testing.T, p Plan, env []string, argv ...string) result {
+func runArgv(t testing.TB, p Plan, env []string, argv ...string) result {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, "/" // the scripts name their paths: a missing root must not stop the start
@@ -175,7 +175,7 @@ func run(t *testing.T, p Plan, env []string, script string) result {
 	return runArgv(t, p, env, "/bin/sh", "-c", script)
 }
 
-func waitFor(t *testing.T, cmd *exec.Cmd, out *bytes.Buffer) result {
+func waitFor(t testing.TB, cmd *exec.Cmd, out *bytes.Buffer) result {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

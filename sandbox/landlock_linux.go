@@ -5,9 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // Landlock through go-landlock: a Config of every access right this
@@ -61,25 +63,51 @@ var devices = []string{
 	"/dev/tty", "/dev/ptmx", "/dev/pts",
 }
 
-// ruleset collects the rules before the restriction.
+// ruleset collects the rules before the restriction. Each rule names the
+// very file that was opened and checked (/proc/self/fd/N, held open until
+// the restriction), so that nothing swapped in between (a link, in a
+// folder another user may write) is granted instead.
 type ruleset struct {
 	handled uint64
 	rules   []landlock.Rule
+	fds     []int
 }
 
 // allow grants access to everything under path (or to the file itself).
-func (rs *ruleset) allow(path string, access uint64) error {
-	fi, err := os.Stat(path)
+func (rs *ruleset) allow(path string, access uint64) error { return rs.add(path, access, 0) }
+
+// allowEntry is allow for an entry found by listing a folder: a link
+// there is not followed (its target is judged by its own path).
+func (rs *ruleset) allowEntry(path string, access uint64) error {
+	return rs.add(path, access, unix.O_NOFOLLOW)
+}
+
+func (rs *ruleset) add(path string, access uint64, flags int) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC|flags, 0)
 	if err != nil {
 		return err
 	}
-	if !fi.IsDir() {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		unix.Close(fd)
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		access &= fileRights
 	}
-	if access &= rs.handled; access != 0 {
-		rs.rules = append(rs.rules, landlock.PathAccess(landlock.AccessFSSet(access), path))
+	if access &= rs.handled; access == 0 {
+		unix.Close(fd)
+		return nil
 	}
+	rs.fds = append(rs.fds, fd)
+	rs.rules = append(rs.rules, landlock.PathAccess(landlock.AccessFSSet(access), "/proc/self/fd/"+strconv.Itoa(fd)))
 	return nil
+}
+
+func (rs *ruleset) close() {
+	for _, fd := range rs.fds {
+		unix.Close(fd)
+	}
 }
 
 // readAround grants reads on everything but the secret places: Landlock
@@ -109,7 +137,7 @@ func (rs *ruleset) readAround(secret []string) error {
 }
 
 func (rs *ruleset) walkAround(dir string, hidden, onPath map[string]bool) error {
-	if err := rs.allow(dir, ll.AccessFSReadDir); err != nil {
+	if err := rs.allowEntry(dir, ll.AccessFSReadDir); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(dir)
@@ -125,7 +153,7 @@ func (rs *ruleset) walkAround(dir string, hidden, onPath map[string]bool) error 
 				return err
 			}
 		default:
-			rs.allow(p, readRights) // an entry gone since the listing is no loss
+			rs.allowEntry(p, readRights) // an entry gone since the listing is no loss
 		}
 	}
 	return nil
@@ -136,6 +164,7 @@ func (rs *ruleset) walkAround(dir string, hidden, onPath map[string]bool) error 
 // writable places and the terminal's devices. It sets no_new_privs.
 func restrictFiles(p Plan, writable []string, abi int, namespaces bool) error {
 	rs := &ruleset{handled: handledFS(abi)}
+	defer rs.close()
 	var err error
 	if namespaces {
 		err = rs.allow("/", readRights)

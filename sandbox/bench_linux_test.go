@@ -1,0 +1,34 @@
+package sandbox
+
+import "testing"
+
+// BenchmarkStart is the cost of starting /bin/true and waiting for it:
+// unconfined, through the trampoline with the measured set-up, and with
+// Landlock alone (its reads granted around the secret places). The
+// trampoline here is the test binary; termhelper's own start is in
+// docs/bench.md.
+func BenchmarkStart(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		force string
+		mode  Mode
+	}{{"plain", "", Off}, {"sandboxed", "", WorkspaceWrite}, {"landlock-only", "none", WorkspaceWrite}} {
+		b.Run(c.name, func(b *testing.B) {
+			old := forceNamespaces
+			forceNamespaces = c.force
+			defer func() { forceNamespaces = old }()
+			w := newWorld(b)
+			p := w.plan(c.mode)
+			if c.mode == Off {
+				p = Plan{Mode: Off, Network: NetworkOpen, Root: w.root}
+			}
+			env := w.env()
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := runArgv(b, p, env, "/bin/true"); r.code != 0 {
+					b.Fatalf("exit %d: %s", r.code, r.out)
+				}
+			}
+		})
+	}
+}
