@@ -114,13 +114,18 @@ func (rs *ruleset) close() {
 // cannot take a folder out of a granted one, so each folder on the way
 // down to a secret place is granted a listing only, and its other entries
 // are granted whole. A symbolic link needs no rule: its target is reached
-// and judged by its own path.
-func (rs *ruleset) readAround(secret []string) error {
+// and judged by its own path. A secret socket is left out before ABI 9,
+// which cannot stop a connection to it (nor is reading it anything): it
+// would only cost a walk of /tmp.
+func (rs *ruleset) readAround(secret []string, abi int) error {
 	hidden, onPath := map[string]bool{}, map[string]bool{}
 	for _, p := range secret {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			continue // nothing there: nothing to read
+		}
+		if fi, err := os.Stat(real); err == nil && fi.Mode()&fs.ModeSocket != 0 && abi < 9 {
+			continue
 		}
 		hidden[real] = true
 		for d := filepath.Dir(real); !onPath[d]; d = filepath.Dir(d) {
@@ -169,7 +174,7 @@ func restrictFiles(p Plan, writable []string, abi int, namespaces bool) error {
 	if namespaces {
 		err = rs.allow("/", readRights)
 	} else {
-		err = rs.readAround(p.Hide)
+		err = rs.readAround(p.Hide, abi)
 	}
 	if err != nil {
 		return err

@@ -172,6 +172,9 @@ func (m machine) status(mode Mode, net Network) Status {
 		st.Backend = "landlock+namespaces"
 	} else {
 		gaps = append(gaps, m.noNS)
+		if m.abi < 9 {
+			gaps = append(gaps, fmt.Sprintf("Landlock ABI %d cannot close the SSH agent's and container engines' sockets (ABI 9 can)", m.abi))
+		}
 	}
 	if m.abi < 3 {
 		gaps = append(gaps, fmt.Sprintf("Landlock ABI %d cannot stop a file outside the writable places from being truncated (Linux 6.2 can)", m.abi))

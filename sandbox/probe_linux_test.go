@@ -43,7 +43,7 @@ func TestStatusNamesWhatIsMissing(t *testing.T) {
 		{"no Landlock", machine{noLandlock: "this kernel has no Landlock"}, NetworkProxy,
 			Status{Off, "none", NetworkOpen, ""}, []string{"This kernel has no Landlock", "policy asks as before", "network directly"}},
 		{"no namespaces", machine{abi: 7, noNS: noNamespaceReason(""), netOK: true}, NetworkOpen,
-			Status{WorkspaceWrite, "landlock", NetworkOpen, ""}, []string{"User namespaces are not allowed", "show in listings", "policy alone"}},
+			Status{WorkspaceWrite, "landlock", NetworkOpen, ""}, []string{"User namespaces are not allowed", "show in listings", "policy alone", "sockets"}},
 		{"old Landlock", machine{abi: 2, nsFlags: both, netOK: true}, NetworkProxy,
 			Status{WorkspaceWrite, "landlock+namespaces", NetworkProxy, ""}, []string{"ABI 2", "truncated"}},
 		{"no network filter", machine{abi: 7, nsFlags: both, noNet: "seccomp user notification is missing"}, NetworkProxy,
