@@ -3,3 +3,5 @@
 package sandbox
 
 func testAction(string) int { return 2 }
+
+func testTrampoline() {}

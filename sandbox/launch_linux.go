@@ -14,10 +14,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// forceNamespaces, set by tests only, overrides the measured namespaces:
-// "none" takes the Landlock-only path, "user" a user namespace even for
-// root.
-var forceNamespaces string
+// Set by tests only: forceNamespaces overrides the measured namespaces
+// ("none" takes the Landlock-only path, "user" a user namespace even for
+// root); forceNetwork takes the network filter as supported; supervise
+// stands for superviseNetwork.
+var (
+	forceNamespaces string
+	forceNetwork    bool
+	supervise       = superviseNetwork
+)
 
 type sysLaunch struct {
 	plain   bool // mode off: the command runs as it is
@@ -49,7 +54,7 @@ func Prepare(p Plan, argv []string) (*Launch, error) {
 	if m.abi == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, m.noLandlock)
 	}
-	if p.Network != NetworkOpen && !m.netOK {
+	if p.Network != NetworkOpen && !m.netOK && !forceNetwork {
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, m.noNet)
 	}
 	l := &Launch{sys: sysLaunch{w: wire{Plan: p}, argv: argv, nsFlags: launchNamespaces(m), log: p.Log}}
@@ -177,7 +182,7 @@ func (g *sysGuard) serve(conn *net.UnixConn, pid int, log *slog.Logger) {
 			listener.Close()
 			return
 		}
-		g.sup = superviseNetwork(listener, pid, log)
+		g.sup = supervise(listener, pid, log)
 	}()
 }
 

@@ -7,10 +7,11 @@ import (
 )
 
 // TestMain lets the test binary stand for termhelper: as the trampoline
-// when called as Command, and as a command that tries one forbidden act
+// when called as Command (with stand-ins that testTrampoline sets), and as a command that tries one forbidden act
 // when actionVar says which (testAction).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == Command {
+		testTrampoline()
 		os.Exit(Serve(os.Args[2:]))
 	}
 	if act := os.Getenv(actionVar); act != "" {

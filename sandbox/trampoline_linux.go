@@ -116,6 +116,9 @@ func writablePlaces(p Plan) ([]string, error) {
 	return out, nil
 }
 
+// installFilter is filterNetwork; the tests put a stand-in there.
+var installFilter = filterNetwork
+
 // filterAndSend installs the network filter, unless the network is open,
 // and hands its listener to the helper before the command can connect.
 func filterAndSend(w wire) error {
@@ -125,7 +128,7 @@ func filterAndSend(w wire) error {
 	if w.NetFD <= 0 {
 		return errors.New("the network is to be filtered but the helper gave no socket for it")
 	}
-	listener, err := filterNetwork(w.Network)
+	listener, err := installFilter(w.Network)
 	if err != nil {
 		return fmt.Errorf("filtering the network: %w", err)
 	}
