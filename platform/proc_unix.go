@@ -60,7 +60,7 @@ func startConfined(cmd *exec.Cmd, launch *sandbox.Launch) (*sandbox.Guard, error
 	launch.Apply(cmd)
 	if err := startRegistered(cmd); err != nil {
 		launch.Abort()
-		return nil, err
+		return nil, fmt.Errorf("start in the sandbox: %w", err)
 	}
 	guard, err := launch.Started()
 	if err != nil {

@@ -152,6 +152,14 @@ func runArgv(t testing.TB, p Plan, env []string, argv ...string) result {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	defer startConfined(t, cmd, p, argv).Close()
+	return waitFor(t, cmd, &out)
+}
+
+// startConfined starts cmd as p says, argv being what it runs, the way
+// platform does.
+func startConfined(t testing.TB, cmd *exec.Cmd, p Plan, argv []string) *Guard {
+	t.Helper()
 	l, err := Prepare(p, argv)
 	if err != nil {
 		t.Fatal(err)
@@ -165,8 +173,7 @@ func runArgv(t testing.TB, p Plan, env []string, argv ...string) result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
-	return waitFor(t, cmd, &out)
+	return g
 }
 
 // run runs a shell script as p says.

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -31,24 +30,19 @@ type sysLaunch struct {
 	nsFlags uintptr
 	log     *slog.Logger
 
-	cmd       *exec.Cmd
-	mine      *os.File // the helper's end of the listener's socket
-	theirs    *os.File // the trampoline's end, closed once it started
-	abortOnce sync.Once
+	cmd        *exec.Cmd
+	mine       *os.File // the helper's end of the listener's socket
+	theirs     *os.File // the trampoline's end, closed once it started
+	theirsOnce sync.Once
 }
 
 // Prepare returns how to start argv confined as p says. It refuses a
 // plan that this machine cannot apply (ErrUnavailable, with Probe's
 // reason): the engine asks for what Probe reported in force.
 func Prepare(p Plan, argv []string) (*Launch, error) {
-	if len(argv) == 0 {
-		return nil, errors.New("sandbox: empty argv")
-	}
-	if err := p.check(); err != nil {
-		return nil, err
-	}
-	if p.Mode == Off {
-		return &Launch{sys: sysLaunch{plain: true}}, nil
+	off, err := p.prepare(argv)
+	if err != nil || off {
+		return plainLaunch(off), err
 	}
 	m := measured()
 	if m.abi == 0 {
@@ -144,7 +138,7 @@ func (l *Launch) Abort() {
 }
 
 func (s *sysLaunch) closeTheirs() {
-	s.abortOnce.Do(func() {
+	s.theirsOnce.Do(func() {
 		if s.theirs != nil {
 			s.theirs.Close()
 		}

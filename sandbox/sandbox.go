@@ -147,6 +147,18 @@ const Command = "__sandbox"
 // a command as the plan asks; Probe's reason says why.
 var ErrUnavailable = errors.New("the sandbox is not available here")
 
+// prepare checks what every platform's Prepare checks first, and says
+// whether the plan confines nothing (mode off).
+func (p Plan) prepare(argv []string) (off bool, err error) {
+	if len(argv) == 0 {
+		return false, errors.New("sandbox: empty argv")
+	}
+	if err := p.check(); err != nil {
+		return false, err
+	}
+	return p.Mode == Off, nil
+}
+
 // check refuses a plan the trampoline could not apply faithfully.
 func (p Plan) check() error {
 	if _, err := ParseMode(string(p.Mode)); err != nil {

@@ -43,14 +43,9 @@ func Probe(mode Mode, net Network) Status {
 // Prepare returns how to run argv under sandbox-exec with a profile made
 // for p, its paths made real first (Seatbelt matches real paths).
 func Prepare(p Plan, argv []string) (*Launch, error) {
-	if len(argv) == 0 {
-		return nil, fmt.Errorf("sandbox: empty argv")
-	}
-	if err := p.check(); err != nil {
-		return nil, err
-	}
-	if p.Mode == Off {
-		return &Launch{sys: sysLaunch{plain: true}}, nil
+	off, err := p.prepare(argv)
+	if err != nil || off {
+		return plainLaunch(off), err
 	}
 	if _, err := os.Stat(sandboxExec); err != nil {
 		return nil, fmt.Errorf("%w: %s is missing", ErrUnavailable, sandboxExec)

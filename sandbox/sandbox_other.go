@@ -12,7 +12,7 @@ import (
 // Here there is no sandbox: Probe says so, Prepare refuses, and the
 // policy guards alone.
 
-type sysLaunch struct{}
+type sysLaunch struct{ plain bool }
 
 type sysGuard struct{}
 
@@ -31,8 +31,9 @@ func Probe(mode Mode, net Network) Status {
 
 // Prepare refuses every plan but mode off.
 func Prepare(p Plan, argv []string) (*Launch, error) {
-	if p.Mode == Off {
-		return &Launch{}, nil
+	off, err := p.prepare(argv)
+	if err != nil || off {
+		return plainLaunch(off), err
 	}
 	return nil, fmt.Errorf("%w: termhelper has no sandbox on %s", ErrUnavailable, runtime.GOOS)
 }

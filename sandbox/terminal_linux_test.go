@@ -29,16 +29,7 @@ func onTerminal(t *testing.T, p Plan, env []string, script string) (*exec.Cmd, *
 	cmd.Env, cmd.Dir = env, p.Root
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL}
-	l, err := Prepare(p, argv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Apply(cmd)
-	if err := cmd.Start(); err != nil {
-		l.Abort()
-		t.Fatal(err)
-	}
-	g, _ := l.Started()
+	g := startConfined(t, cmd, p, argv)
 	t.Cleanup(func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
