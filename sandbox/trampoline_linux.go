@@ -47,7 +47,7 @@ func Serve(args []string) int {
 func parseArgs(args []string) (wire, []string, error) {
 	var w wire
 	if len(args) < 3 || args[1] != "--" {
-		return w, nil, errors.New("usage: termhelper " + Command + " PLAN -- COMMAND...")
+		return w, nil, errors.New("usage: termhelper " + Command + " PLAN -- COMMAND [ARG]")
 	}
 	if err := json.Unmarshal([]byte(args[0]), &w); err != nil {
 		return w, nil, fmt.Errorf("reading the plan: %w", err)
