@@ -161,3 +161,23 @@ func TestAPlanThatCannotBeAppliedRunsNothing(t *testing.T) {
 		}
 	})
 }
+
+// A secret place the config names inside the root cannot be moved aside
+// (its folder renamed) to be read by the next command.
+func TestASecretInsideTheRootCannotBeMovedAside(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		if v.force == "none" {
+			t.Skip("Landlock alone cannot hide a path inside the root: the policy guards it, and Probe says so")
+		}
+		w := newWorld(t)
+		mkdir(t, filepath.Join(w.root, "config"))
+		write(t, filepath.Join(w.root, "config", "prod.env"), "TOKEN=SECRET-PROD\n")
+		p := w.plan(WorkspaceWrite)
+		p.Hide = append(p.Hide, filepath.Join(w.root, "config", "prod.env"))
+		r := run(t, p, w.env(), `cd "$ROOT"; cat config/prod.env; mv config moved; cat moved/prod.env; true`)
+		r2 := run(t, p, w.env(), `cat "$ROOT"/moved/prod.env "$ROOT"/config/prod.env; true`)
+		if strings.Contains(r.out+r2.out, "SECRET") {
+			t.Fatalf("the hidden file was read: %s %s", r.out, r2.out)
+		}
+	})
+}

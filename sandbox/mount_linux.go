@@ -99,17 +99,17 @@ func mountPlan(p Plan, writable []string) error {
 		}
 	}
 	for _, path := range p.Hide {
-		if err := hideReal(path, p); err != nil {
+		if err := hideReal(path, p, writable, pinned); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// protect binds path read-only, and pins every folder between it and the
-// writable place it is in. A path outside the writable places is already
-// read-only; a missing one is skipped, except a folder (named with a
-// final slash), which is made so that nothing can be planted in it.
+// protect binds path read-only, and pins the folders above it. A path
+// outside the writable places is already read-only; a missing one is
+// skipped, except a folder (named with a final slash), which is made so
+// that nothing can be planted in it.
 func protect(path string, writable []string, pinned map[string]bool) error {
 	if strings.HasSuffix(path, "/") {
 		if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
@@ -117,14 +117,24 @@ func protect(path string, writable []string, pinned map[string]bool) error {
 		}
 	}
 	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
+	if err != nil || within(real, writable) == "" {
 		return nil
 	}
-	place := within(real, writable)
+	if err := pinAbove(real, writable, pinned); err != nil {
+		return err
+	}
+	return bindReadOnly(real, real)
+}
+
+// pinAbove pins every folder between path and the writable place that
+// holds it: a folder holding a mount point can still be renamed, and the
+// protected or hidden path moved aside with it for a fresh copy.
+func pinAbove(path string, writable []string, pinned map[string]bool) error {
+	place := within(path, writable)
 	if place == "" {
 		return nil
 	}
-	for dir := filepath.Dir(real); dir != place && len(dir) > len(place); dir = filepath.Dir(dir) {
+	for dir := filepath.Dir(path); dir != place && isUnder(dir, place); dir = filepath.Dir(dir) {
 		if !pinned[dir] {
 			if err := pin(dir); err != nil {
 				return err
@@ -132,13 +142,14 @@ func protect(path string, writable []string, pinned map[string]bool) error {
 			pinned[dir] = true
 		}
 	}
-	return bindReadOnly(real, real)
+	return nil
 }
 
-// hideReal hides the real place behind path. A secret place that holds
-// the root or the temporary folder is refused: hiding it would hide the
-// command's own work.
-func hideReal(path string, p Plan) error {
+// hideReal hides the real place behind path, pinning the folders above
+// it inside a writable place. A secret place that holds the root or the
+// temporary folder is refused: hiding it would hide the command's own
+// work.
+func hideReal(path string, p Plan, writable []string, pinned map[string]bool) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil
@@ -147,6 +158,9 @@ func hideReal(path string, p Plan) error {
 		if own != "" && (own == real || isUnder(own, real)) {
 			return fmt.Errorf("the secret place %s holds %s", path, own)
 		}
+	}
+	if err := pinAbove(real, writable, pinned); err != nil {
+		return err
 	}
 	return hide(real)
 }

@@ -99,7 +99,7 @@ func noNamespaceReason(detail string) string {
 	case detail != "":
 		why = detail
 	}
-	return "user namespaces are not allowed here (" + why + "): the secret places are kept unreadable by Landlock alone and their names show in listings, and the protected paths inside the root are guarded by the policy alone"
+	return "user namespaces are not allowed here (" + why + "): the secret places are kept unreadable by Landlock alone, their names show in listings, and the protected paths and secret places inside the root are guarded by the policy alone"
 }
 
 func sysctl(name string) string {
