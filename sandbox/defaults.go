@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -177,24 +176,14 @@ func Caches(home string, getenv func(string) string) []string {
 	return resolve(caches, home, getenv)
 }
 
-// ProtectedPaths stay read-only even inside writable places: the root's
-// git hooks and config (hooks and core.fsmonitor run programs on the
-// user's next git command), the project's .termhelper.toml, and the
-// user's shell start-up files. A repository whose .git is a file (a
-// worktree, a submodule) has its hooks and config where the file points,
-// and the file itself is protected so it cannot be pointed elsewhere. A
-// folder ends with a slash: the trampoline makes it when it is missing,
-// so that nothing can be planted there.
+// ProtectedPaths stay read-only even inside writable places: the
+// project's .termhelper.toml, the user's shell start-up files, and what
+// in the repository would run a program at the user's next git command
+// (gitProtected). A folder ends with a slash: the trampoline makes it
+// when it is missing, so that nothing can be planted there.
 func ProtectedPaths(root, home string, getenv func(string) string) []string {
 	out := []string{filepath.Join(root, ".termhelper.toml")}
-	gitDir, common := gitDirs(root)
-	if gitDir != filepath.Join(root, ".git") {
-		out = append(out, filepath.Join(root, ".git"))
-	}
-	out = append(out, filepath.Join(common, "hooks")+"/", filepath.Join(common, "config"))
-	if gitDir != common {
-		out = append(out, filepath.Join(gitDir, "config.worktree"))
-	}
+	out = append(out, gitProtected(root, home)...)
 	return append(out, resolve(shellStartup, home, getenv)...)
 }
 
@@ -245,48 +234,6 @@ func makeCache(dir string) bool {
 		return false
 	}
 	return os.Mkdir(dir, 0o700) == nil
-}
-
-// gitDirs finds the repository's git folder and its common folder (where
-// hooks and config are): root/.git itself, or where a .git file points
-// (and, for a worktree, its commondir).
-func gitDirs(root string) (gitDir, common string) {
-	dotGit := filepath.Join(root, ".git")
-	fi, err := os.Lstat(dotGit)
-	if err != nil || fi.IsDir() || !fi.Mode().IsRegular() {
-		return dotGit, dotGit
-	}
-	gitDir = readGitFile(dotGit)
-	if gitDir == "" {
-		return dotGit, dotGit
-	}
-	common = gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common = absFrom(gitDir, strings.TrimSpace(string(b)))
-	}
-	return gitDir, common
-}
-
-// readGitFile reads "gitdir: PATH" from a .git file.
-func readGitFile(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return ""
-	}
-	return absFrom(filepath.Dir(path), strings.TrimSpace(dir))
-}
-
-func absFrom(base, path string) string {
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(base, path)
-	}
-	return filepath.Clean(path)
 }
 
 // resolve turns the entries into absolute paths for this user: an

@@ -159,3 +159,27 @@ func TestModesParseAndOrder(t *testing.T) {
 		t.Error("modes are ordered read-only < workspace-write < off")
 	}
 }
+
+func TestTheHooksPathAndSubmodulesAreProtected(t *testing.T) {
+	root := t.TempDir()
+	git := filepath.Join(root, ".git")
+	os.MkdirAll(filepath.Join(git, "modules", "lib", "modules", "inner"), 0o755)
+	os.WriteFile(filepath.Join(git, "config"), []byte("[core]\n\tbare = false\n[Core]\n\thooksPath = \".husky\"\n[remote \"origin\"]\n\thooksPath = nope\n"), 0o644)
+	for _, m := range []string{"lib", "lib/modules/inner"} {
+		os.WriteFile(filepath.Join(git, "modules", m, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	}
+	got := ProtectedPaths(root, "/h", env(nil))
+	for _, want := range []string{filepath.Join(root, ".husky") + "/",
+		filepath.Join(git, "modules", "lib", "hooks") + "/", filepath.Join(git, "modules", "lib", "config"),
+		filepath.Join(git, "modules", "lib", "modules", "inner", "hooks") + "/"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s is not protected: %v", want, got)
+		}
+	}
+	if slices.Contains(got, filepath.Join(root, "nope")+"/") {
+		t.Errorf("a hooksPath outside [core] was taken: %v", got)
+	}
+	if p := expandHooksPath("~/hooks", root, "/h"); p != "/h/hooks" {
+		t.Errorf("~/hooks is %s", p)
+	}
+}

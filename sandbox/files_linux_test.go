@@ -181,3 +181,20 @@ func TestASecretInsideTheRootCannotBeMovedAside(t *testing.T) {
 		}
 	})
 }
+
+// husky and others move the hooks into the project: the hooks path the
+// repository names is protected like .git/hooks.
+func TestTheConfiguredHooksFolderStaysReadOnly(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		if v.force == "none" {
+			t.Skip("Landlock alone cannot protect a path inside the root")
+		}
+		w := newWorld(t)
+		write(t, filepath.Join(w.root, ".git", "config"), "[core]\n\thooksPath = .husky\n")
+		mkdir(t, filepath.Join(w.root, ".husky"))
+		r := run(t, w.plan(WorkspaceWrite), w.env(), `echo evil > "$ROOT/.husky/pre-commit"; true`)
+		if exists(filepath.Join(w.root, ".husky", "pre-commit")) {
+			t.Errorf("a hook was planted in the configured hooks folder: %s", r.out)
+		}
+	})
+}
