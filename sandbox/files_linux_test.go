@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -197,4 +199,28 @@ func TestTheConfiguredHooksFolderStaysReadOnly(t *testing.T) {
 			t.Errorf("a hook was planted in the configured hooks folder: %s", r.out)
 		}
 	})
+}
+
+// A trampoline told it has a mount namespace of its own that it does not
+// have (as when run by hand) must not mount in the helper's. The test's
+// "helper" is a stand-in in a throwaway namespace (the action
+// "trampoline"), so that a failure harms nothing.
+func TestTheTrampolineNeverMountsInTheHelpersNamespace(t *testing.T) {
+	if measured().nsFlags == 0 {
+		t.Skip("no mount namespace here to hold the test: " + measured().noNS)
+	}
+	w := newWorld(t)
+	plan, err := json.Marshal(wire{Plan: w.plan(WorkspaceWrite), Namespaces: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = w.env(actionVar + "=trampoline:" + string(plan))
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	applyNamespaces(cmd.SysProcAttr, measured().nsFlags)
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 126 || exists(filepath.Join(w.outside, "ran")) || !strings.Contains(string(out), "mount namespace of its own") {
+		t.Fatalf("exit %d: %s", cmd.ProcessState.ExitCode(), out)
+	}
 }

@@ -53,6 +53,7 @@ func Prepare(p Plan, argv []string) (*Launch, error) {
 	}
 	l := &Launch{sys: sysLaunch{w: wire{Plan: p}, argv: argv, nsFlags: launchNamespaces(m), log: p.Log}}
 	l.sys.w.Namespaces = l.sys.nsFlags != 0
+	l.sys.w.HelperNS = helperNS()
 	if p.Network != NetworkOpen {
 		if err := l.sys.socketPair(); err != nil {
 			return nil, err
@@ -60,6 +61,9 @@ func Prepare(p Plan, argv []string) (*Launch, error) {
 	}
 	return l, nil
 }
+
+// helperNS is the helper's own mount namespace.
+var helperNS = sync.OnceValue(mountNamespace)
 
 func launchNamespaces(m machine) uintptr {
 	switch forceNamespaces {

@@ -15,6 +15,16 @@ import (
 // capabilities: the namespace is its own and dies with the command, so
 // nothing here is seen outside.
 
+// mountNamespace identifies the caller's mount namespace (0 if unknown):
+// the trampoline mounts only in one that is not the helper's.
+func mountNamespace() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/mnt", &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
 // makePrivate keeps the mounts below from reaching the helper's namespace.
 func makePrivate() error {
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -35,6 +36,15 @@ func testAction(act string) int {
 		err = unix.Mknod(arg, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3)))
 	case "mknod-block":
 		err = unix.Mknod(arg, unix.S_IFBLK|0o666, int(unix.Mkdev(7, 0)))
+	case "trampoline":
+		// Stand in for the helper: run the trampoline as if this
+		// namespace were the helper's, so it must refuse to mount here.
+		var w wire
+		json.Unmarshal([]byte(arg), &w)
+		w.HelperNS = mountNamespace()
+		plan, _ := json.Marshal(w)
+		self, _ := os.Executable()
+		err = unix.Exec(self, []string{self, Command, string(plan), "--", "/bin/sh", "-c", `touch "$OUT/ran"`}, os.Environ())
 	case "connect":
 		var c net.Conn
 		if c, err = net.Dial("unix", arg); err == nil {

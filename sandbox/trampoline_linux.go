@@ -18,8 +18,9 @@ import (
 // trampoline cannot tell by itself.
 type wire struct {
 	Plan
-	Namespaces bool // cloned into a mount namespace of its own
-	NetFD      int  // the socket to send the network filter's listener on; 0: none
+	Namespaces bool   // cloned into a mount namespace of its own
+	HelperNS   uint64 // the helper's mount namespace, which must not be touched
+	NetFD      int    // the socket to send the network filter's listener on; 0: none
 }
 
 // Serve is the trampoline, `termhelper __sandbox PLAN -- ARGV...`: it
@@ -73,6 +74,9 @@ func confine(w wire) error {
 		return err
 	}
 	if w.Namespaces {
+		if ns := mountNamespace(); ns == 0 || ns == w.HelperNS {
+			return errors.New("the trampoline is not in a mount namespace of its own")
+		}
 		if err := mountPlan(w.Plan, writable); err != nil {
 			return err
 		}
