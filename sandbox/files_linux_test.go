@@ -224,3 +224,19 @@ func TestTheTrampolineNeverMountsInTheHelpersNamespace(t *testing.T) {
 		t.Fatalf("exit %d: %s", cmd.ProcessState.ExitCode(), out)
 	}
 }
+
+// The rm shim moves files from the root to the trash folder, and tools
+// move files between folders: a rename across writable places works.
+func TestFilesMoveBetweenWritablePlaces(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		w := newWorld(t)
+		trash := filepath.Join(w.home, ".cache", "termhelper", "trash")
+		mkdir(t, trash)
+		p := w.plan(WorkspaceWrite)
+		p.Writable = append(p.Writable, trash)
+		r := run(t, p, w.env("TRASH="+trash), `cd "$ROOT"; mkdir -p a b; echo x > a/f; mv a/f b/f && mv b/f "$TRASH/f" && mv "$TRASH/f" "$TMPDIR/f" && echo moved`)
+		if !strings.Contains(r.out, "moved") || !exists(filepath.Join(w.tmp, "f")) {
+			t.Fatalf("a move between writable places failed: %s", r.out)
+		}
+	})
+}
