@@ -21,6 +21,35 @@ var rootKeeps = []int{
 	unix.CAP_SETGID, unix.CAP_SETUID, unix.CAP_NET_BIND_SERVICE,
 }
 
+func rootKeepSet() uint64 {
+	var keep uint64
+	for _, c := range rootKeeps {
+		keep |= 1 << c
+	}
+	return keep
+}
+
+// rootCannotDrop says why root here could not empty its bounding set, or
+// "": a container that took CAP_SETPCAP and left others would make every
+// command fail at the drop, so Probe finds it first.
+func rootCannotDrop() string {
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if unix.Capget(&hdr, &data[0]) == nil && data[0].Effective&(1<<unix.CAP_SETPCAP) != 0 {
+		return ""
+	}
+	keep, last := rootKeepSet(), lastCap()
+	for c := 0; c <= last; c++ {
+		if in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err == nil && in == 1 && keep&(1<<c) == 0 {
+			return "termhelper runs as root without CAP_SETPCAP, so the capabilities it holds cannot be taken from its commands"
+		}
+	}
+	return ""
+}
+
 // dropCaps drops every capability of the calling thread, which is the
 // one that executes the command. For root, whose programs get the
 // bounding set back at each exec, the bounding set loses everything but
@@ -33,9 +62,7 @@ func dropCaps() error {
 	}
 	var keep uint64
 	if os.Geteuid() == 0 {
-		for _, c := range rootKeeps {
-			keep |= 1 << c
-		}
+		keep = rootKeepSet()
 		if err := dropBounding(keep); err != nil {
 			return err
 		}

@@ -32,6 +32,9 @@ var measured = sync.OnceValue(measure)
 func measure() machine {
 	var m machine
 	m.abi, m.noLandlock = landlockABI()
+	if why := rootCannotDrop(); why != "" && m.abi > 0 {
+		m.abi, m.noLandlock = 0, why
+	}
 	if m.abi > 0 {
 		m.nsFlags, m.noNS = namespaces()
 		m.netOK, m.noNet = networkSupport()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -45,6 +46,21 @@ func testAction(act string) int {
 		plan, _ := json.Marshal(w)
 		self, _ := os.Executable()
 		err = unix.Exec(self, []string{self, Command, string(plan), "--", "/bin/sh", "-c", `touch "$OUT/ran"`}, os.Environ())
+	case "probe-without-setpcap":
+		// Root in a container that took CAP_SETPCAP and left the rest.
+		// Capabilities are per thread: Probe runs on this one.
+		runtime.LockOSThread()
+		hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+		var data [2]unix.CapUserData
+		unix.Capget(&hdr, &data[0])
+		data[0].Effective &^= 1 << unix.CAP_SETPCAP
+		data[0].Permitted &^= 1 << unix.CAP_SETPCAP
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			fmt.Println("capset:", err)
+			return 2
+		}
+		fmt.Printf("%+v\n", Probe(WorkspaceWrite, NetworkOpen))
+		return 0
 	case "connect":
 		var c net.Conn
 		if c, err = net.Dial("unix", arg); err == nil {
@@ -181,4 +197,17 @@ func TestASecretSocketCannotBeReached(t *testing.T) {
 			t.Fatalf("unconfined, the socket should answer: %s", got)
 		}
 	})
+}
+
+func TestRootThatCannotDropItsCapabilitiesHasNoSandbox(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root holds capabilities to drop")
+	}
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), actionVar+"=probe-without-setpcap")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Mode:off") || !strings.Contains(string(out), "CAP_SETPCAP") {
+		t.Fatalf("%v: %s", err, out)
+	}
 }
