@@ -40,3 +40,12 @@ func BenchmarkMeasure(b *testing.B) {
 		measure()
 	}
 }
+
+// BenchmarkDefaults is the cost of the default lists for a command: the
+// caches looked at (and made), the git folders read.
+func BenchmarkDefaults(b *testing.B) {
+	w := newWorld(b)
+	for b.Loop() {
+		Defaults(w.root, w.home, w.getenv)
+	}
+}
