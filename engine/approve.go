@@ -19,9 +19,9 @@ const (
 
 // ApprovalRequest is a command the policy asks about.
 type ApprovalRequest struct {
-	Command string   `json:"command"`
-	Cwd     string   `json:"cwd"`
-	Reasons []string `json:"reasons"`
+	Command string
+	Cwd     string
+	Reasons []string
 }
 
 // Approver asks the person behind the host. An error (the host is gone,

@@ -11,9 +11,6 @@ import (
 	"time"
 )
 
-// watchdog bounds every wait: reaching it is a failure, never a timing.
-const watchdog = 30 * time.Second
-
 // world is a fake user and project: a home with secrets and start-up
 // files, a git repository as the root, a folder outside both, a cache and
 // the helper's temporary folder.
@@ -138,10 +135,11 @@ func eachVariant(t *testing.T, fn func(t *testing.T, v variant)) {
 	}
 }
 
-// result is what a confined command did.
+// result is what a confined command did, and what its guard refused.
 type result struct {
-	out  string
-	code int
+	out    string
+	code   int
+	denied []Denial
 }
 
 // runArgv runs argv as p says, on pipes, with env, and waits for it.
@@ -152,8 +150,11 @@ func runArgv(t testing.TB, p Plan, env []string, argv ...string) result {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	defer startConfined(t, cmd, p, argv).Close()
-	return waitFor(t, cmd, &out)
+	g := startConfined(t, cmd, p, argv)
+	defer g.Close()
+	r := waitFor(t, cmd, &out)
+	r.denied = g.Denied()
+	return r
 }
 
 // startConfined starts cmd as p says, argv being what it runs, the way

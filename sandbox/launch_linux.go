@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"sync"
@@ -13,15 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Set by tests only: forceNamespaces overrides the measured namespaces
-// ("none" takes the Landlock-only path, "user" a user namespace even for
-// root); forceNetwork takes the network filter as supported; supervise
-// stands for superviseNetwork.
-var (
-	forceNamespaces string
-	forceNetwork    bool
-	supervise       = superviseNetwork
-)
+// forceNamespaces, set by tests only, overrides the measured namespaces:
+// "none" takes the Landlock-only path, "user" a user namespace even for
+// root.
+var forceNamespaces string
 
 type sysLaunch struct {
 	plain   bool // mode off: the command runs as it is
@@ -48,15 +42,16 @@ func Prepare(p Plan, argv []string) (*Launch, error) {
 	if m.abi == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, m.noLandlock)
 	}
-	if p.Network != NetworkOpen && !m.netOK && !forceNetwork {
+	if p.Network != NetworkOpen && !m.netOK {
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, m.noNet)
 	}
 	l := &Launch{sys: sysLaunch{w: wire{Plan: p}, argv: argv, nsFlags: launchNamespaces(m), log: p.Log}}
 	l.sys.w.Namespaces = l.sys.nsFlags != 0
 	l.sys.w.HelperNS = helperNS()
 	if p.Network != NetworkOpen {
-		if err := l.sys.socketPair(); err != nil {
-			return nil, err
+		var err error
+		if l.sys.mine, l.sys.theirs, err = listenerPair(); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
 		}
 	}
 	return l, nil
@@ -73,16 +68,6 @@ func launchNamespaces(m machine) uintptr {
 		return unix.CLONE_NEWUSER | unix.CLONE_NEWNS
 	}
 	return m.nsFlags
-}
-
-func (s *sysLaunch) socketPair() error {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("sandbox: socket for the network filter: %w", err)
-	}
-	s.mine = os.NewFile(uintptr(fds[0]), "sandbox-helper")
-	s.theirs = os.NewFile(uintptr(fds[1]), "sandbox-trampoline")
-	return nil
 }
 
 // Apply sets the launch on cmd: the helper's own executable as the
@@ -120,12 +105,7 @@ func (l *Launch) Started() (*Guard, error) {
 	s.closeTheirs()
 	g := &Guard{}
 	if s.mine != nil {
-		conn, err := net.FileConn(s.mine)
-		s.mine.Close()
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: network filter socket: %w", err)
-		}
-		g.sys.serve(conn.(*net.UnixConn), s.cmd.Process.Pid, s.log)
+		g.sys.serve(s.mine, s.cmd.Process.Pid, s.log)
 	}
 	return g, nil
 }
@@ -152,7 +132,7 @@ func (s *sysLaunch) closeTheirs() {
 // sysGuard serves one process's network filter.
 type sysGuard struct {
 	mu     sync.Mutex
-	conn   *net.UnixConn
+	conn   *os.File
 	sup    *netSupervisor
 	closed bool
 	done   chan struct{}
@@ -162,16 +142,17 @@ type sysGuard struct {
 // serve waits for the listener on conn and supervises it. The wait ends
 // with the listener, or at EOF when the trampoline died before sending
 // it (its one line on the terminal says why), or at Close.
-func (g *sysGuard) serve(conn *net.UnixConn, pid int, log *slog.Logger) {
+func (g *sysGuard) serve(conn *os.File, pid int, log *slog.Logger) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	g.conn, g.done = conn, make(chan struct{})
 	go func() {
 		defer close(g.done)
-		listener := receiveFD(conn)
+		listener, err := receiveListener(conn)
 		conn.Close()
-		if listener == nil {
+		if err != nil {
+			log.Debug("sandbox: no network listener", "pid", pid, "err", err)
 			return
 		}
 		g.mu.Lock()
@@ -180,29 +161,8 @@ func (g *sysGuard) serve(conn *net.UnixConn, pid int, log *slog.Logger) {
 			listener.Close()
 			return
 		}
-		g.sup = supervise(listener, pid, log)
+		g.sup = superviseNetwork(listener, pid, log)
 	}()
-}
-
-func receiveFD(conn *net.UnixConn) *os.File {
-	oob := make([]byte, unix.CmsgSpace(4))
-	_, oobn, _, _, err := conn.ReadMsgUnix(make([]byte, 1), oob)
-	if err != nil {
-		return nil
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return nil
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return nil
-	}
-	unix.CloseOnExec(fds[0])
-	return os.NewFile(uintptr(fds[0]), "seccomp-listener")
 }
 
 func (g *sysGuard) denied() []Denial {

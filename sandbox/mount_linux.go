@@ -78,9 +78,9 @@ func pin(dir string) error {
 	return nil
 }
 
-// hide makes a secret place empty: an empty read-only tmpfs over a
+// emptyOut makes a secret place empty: an empty read-only tmpfs over a
 // folder, the null device over anything else (a file, a socket).
-func hide(path string) error {
+func emptyOut(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil // nothing there to hide
@@ -172,5 +172,5 @@ func hideReal(path string, p Plan, writable []string, pinned map[string]bool) er
 	if err := pinAbove(real, writable, pinned); err != nil {
 		return err
 	}
-	return hide(real)
+	return emptyOut(real)
 }

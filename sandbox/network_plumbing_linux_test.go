@@ -1,91 +1,73 @@
 package sandbox
 
 import (
-	"encoding/binary"
 	"errors"
-	"log/slog"
+	"net"
 	"os"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// The network filter and its supervisor have tests of their own; these
-// test the plumbing between them: the listener crosses from the
-// trampoline to the helper before the command runs, the command never
-// holds it nor the socket, and a filter that cannot be installed runs
-// nothing.
+// The network filter and its supervisor have tests of their own
+// (net_linux_test.go); these hold a whole confined command: the listener
+// crosses from the trampoline to the helper before the command runs, the
+// command holds neither it nor the socket, what was refused is named, and
+// a filter that cannot be installed runs nothing.
 
-// fakeFilterVar makes the trampoline install a stand-in filter: an
-// eventfd holding a number, sent as the listener.
-const fakeFilterVar = "SANDBOX_TEST_FAKE_FILTER"
+// failFilterVar makes the trampoline's filter fail.
+const failFilterVar = "SANDBOX_TEST_FAIL_FILTER"
 
 func testTrampoline() {
-	switch os.Getenv(fakeFilterVar) {
-	case "send":
-		installFilter = func(Network) (int, error) { return unix.Eventfd(42, unix.EFD_CLOEXEC) }
-	case "fail":
-		installFilter = func(Network) (int, error) { return -1, errors.New("no filter for you") }
+	if os.Getenv(failFilterVar) != "" {
+		netFilter = func(Network) (int, error) { return -1, errors.New("no filter for you") }
 	}
 }
 
-// received is what the stand-in supervisor got.
-type received struct {
-	mu    sync.Mutex
-	count uint64
-	pid   int
-	done  chan struct{}
-}
-
-func fakeSupervisor(t *testing.T) *received {
-	r := &received{done: make(chan struct{})}
-	old := supervise
-	supervise = func(l *os.File, pid int, _ *slog.Logger) *netSupervisor {
-		b := make([]byte, 8)
-		l.Read(b)
-		l.Close()
-		r.mu.Lock()
-		r.count, r.pid = binary.NativeEndian.Uint64(b), pid
-		r.mu.Unlock()
-		close(r.done)
-		return &netSupervisor{}
+func requireFilter(t *testing.T) {
+	t.Helper()
+	if m := measured(); !m.netOK {
+		t.Skip(m.noNet)
 	}
-	forceNetwork = true
-	t.Cleanup(func() { supervise, forceNetwork = old, false })
-	return r
 }
 
-func TestTheListenerReachesTheHelperBeforeTheCommandRuns(t *testing.T) {
+func TestAConfinedCommandReachesLoopbackAndNothingElse(t *testing.T) {
+	requireFilter(t)
 	eachVariant(t, func(t *testing.T, v variant) {
-		got := fakeSupervisor(t)
 		w := newWorld(t)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		go acceptAll(ln)
 		p := w.plan(WorkspaceWrite)
 		p.Network = NetworkProxy
-		r := run(t, p, w.env(fakeFilterVar+"=send"), `ls -l /proc/$$/fd/; echo ran`)
-		select {
-		case <-got.done:
-		case <-time.After(watchdog):
-			t.Fatal("the supervisor never got the listener")
+		if r := act(t, w, p, "tcp:"+ln.Addr().String()); r != "allowed" {
+			t.Errorf("loopback was refused: %s", r)
 		}
-		if got.count != 42 || got.pid <= 0 {
-			t.Errorf("the supervisor got the count %d for pid %d", got.count, got.pid)
+		self, _ := os.Executable()
+		r := runArgv(t, p, w.env(actionVar+"=tcp:192.0.2.1:80"), self)
+		if !strings.HasPrefix(strings.TrimSpace(r.out), "denied") {
+			t.Errorf("a direct connection left the machine: %s", r.out)
 		}
-		if !strings.Contains(r.out, "ran") || strings.Contains(r.out, "socket:") || strings.Contains(r.out, "eventfd") {
-			t.Errorf("the command must run holding neither the socket nor the listener:\n%s", r.out)
+		if want := (Denial{Kind: "network", Host: "192.0.2.1", Port: 80}); !slices.Contains(r.denied, want) {
+			t.Errorf("the refusal is not named: %+v", r.denied)
+		}
+		fds := run(t, p, w.env(), `ls -l /proc/$$/fd/`)
+		if strings.Contains(fds.out, "socket:") || strings.Contains(fds.out, "seccomp") {
+			t.Errorf("the command holds the socket or its own listener:\n%s", fds.out)
 		}
 	})
 }
 
 func TestAFilterThatCannotBeInstalledRunsNothing(t *testing.T) {
+	requireFilter(t)
 	eachVariant(t, func(t *testing.T, v variant) {
-		fakeSupervisor(t)
 		w := newWorld(t)
 		p := w.plan(WorkspaceWrite)
 		p.Network = NetworkOff
-		r := run(t, p, w.env(fakeFilterVar+"=fail"), `echo ran`)
+		r := run(t, p, w.env(failFilterVar+"=1"), `echo ran`)
 		if r.code != 126 || strings.Contains(r.out, "ran") || !strings.Contains(r.out, "no filter for you") {
 			t.Fatalf("exit %d: %s", r.code, r.out)
 		}

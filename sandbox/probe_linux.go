@@ -184,7 +184,7 @@ func (m machine) status(mode Mode, net Network) Status {
 	}
 	if net != NetworkOpen && !m.netOK {
 		st.Network = NetworkOpen
-		gaps = append(gaps, m.noNet+": commands reach the network directly")
+		gaps = append(gaps, m.noNet)
 	}
 	st.Reason = sentences(gaps)
 	return st

@@ -46,8 +46,8 @@ func TestStatusNamesWhatIsMissing(t *testing.T) {
 			Status{WorkspaceWrite, "landlock", NetworkOpen, ""}, []string{"User namespaces are not allowed", "show in listings", "policy alone", "sockets"}},
 		{"old Landlock", machine{abi: 2, nsFlags: both, netOK: true}, NetworkProxy,
 			Status{WorkspaceWrite, "landlock+namespaces", NetworkProxy, ""}, []string{"ABI 2", "truncated"}},
-		{"no network filter", machine{abi: 7, nsFlags: both, noNet: "seccomp user notification is missing"}, NetworkProxy,
-			Status{WorkspaceWrite, "landlock+namespaces", NetworkOpen, ""}, []string{"Seccomp user notification is missing", "network directly"}},
+		{"no network filter", machine{abi: 7, nsFlags: both, noNet: "seccomp user notification is missing: direct connections are not blocked"}, NetworkProxy,
+			Status{WorkspaceWrite, "landlock+namespaces", NetworkOpen, ""}, []string{"Seccomp user notification is missing", "not blocked"}},
 		{"open network needs no filter", machine{abi: 7, nsFlags: both, noNet: "missing"}, NetworkOpen,
 			Status{WorkspaceWrite, "landlock+namespaces", NetworkOpen, ""}, nil},
 	} {

@@ -61,9 +61,9 @@ func testAction(act string) int {
 		}
 		fmt.Printf("%+v\n", Probe(WorkspaceWrite, NetworkOpen))
 		return 0
-	case "connect":
+	case "connect", "tcp":
 		var c net.Conn
-		if c, err = net.Dial("unix", arg); err == nil {
+		if c, err = net.Dial(map[string]string{"connect": "unix", "tcp": "tcp"}[verb], arg); err == nil {
 			c.Close()
 		}
 	case "chroot":

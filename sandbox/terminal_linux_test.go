@@ -38,9 +38,9 @@ func onTerminal(t *testing.T, p Plan, env []string, script string) (*exec.Cmd, *
 	return cmd, master
 }
 
-// expect reads the terminal until want shows, and returns what it read;
+// readUntil reads the terminal until want shows, and returns what it read;
 // the watchdog closes the terminal if it never does.
-func expect(t *testing.T, r *bufio.Reader, master *os.File, want string) string {
+func readUntil(t *testing.T, r *bufio.Reader, master *os.File, want string) string {
 	t.Helper()
 	timer := time.AfterFunc(watchdog, func() { master.Close() })
 	defer timer.Stop()
@@ -61,7 +61,7 @@ func TestTheCommandKeepsItsTerminalSessionAndGroup(t *testing.T) {
 		cmd, master := onTerminal(t, w.plan(WorkspaceWrite), w.env(), `
 tty; echo "ids $$ $(cut -d' ' -f5,6 /proc/$$/stat) end"; read -p "name? " x; echo "got $x"`)
 		r := bufio.NewReader(master)
-		seen := expect(t, r, master, "name? ")
+		seen := readUntil(t, r, master, "name? ")
 		if !strings.Contains(seen, "/dev/pts/") {
 			t.Errorf("tty does not see the terminal: %q", seen)
 		}
@@ -70,7 +70,7 @@ tty; echo "ids $$ $(cut -d' ' -f5,6 /proc/$$/stat) end"; read -p "name? " x; ech
 			t.Errorf("the shell should be pid, group and session %s: %q", pid, seen)
 		}
 		io.WriteString(master, "bob\n")
-		expect(t, r, master, "got bob")
+		readUntil(t, r, master, "got bob")
 	})
 }
 
@@ -78,7 +78,7 @@ func TestKillingTheGroupEndsTheCommand(t *testing.T) {
 	eachVariant(t, func(t *testing.T, v variant) {
 		w := newWorld(t)
 		cmd, master := onTerminal(t, w.plan(WorkspaceWrite), w.env(), `sleep 1000 & echo "sleep=$! start""ed"; wait`)
-		seen := expect(t, bufio.NewReader(master), master, "started")
+		seen := readUntil(t, bufio.NewReader(master), master, "started")
 		go io.Copy(io.Discard, master)
 		sleeper := seen[strings.Index(seen, "sleep=")+len("sleep=") : strings.Index(seen, " started")]
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {

@@ -120,8 +120,8 @@ func writablePlaces(p Plan) ([]string, error) {
 	return out, nil
 }
 
-// installFilter is filterNetwork; the tests put a stand-in there.
-var installFilter = filterNetwork
+// netFilter is filterNetwork; the tests put a stand-in there.
+var netFilter = filterNetwork
 
 // filterAndSend installs the network filter, unless the network is open,
 // and hands its listener to the helper before the command can connect.
@@ -132,15 +132,17 @@ func filterAndSend(w wire) error {
 	if w.NetFD <= 0 {
 		return errors.New("the network is to be filtered but the helper gave no socket for it")
 	}
-	listener, err := installFilter(w.Network)
+	listener, err := netFilter(w.Network)
 	if err != nil {
 		return fmt.Errorf("filtering the network: %w", err)
 	}
 	defer unix.Close(listener)
-	if err := unix.Sendmsg(w.NetFD, []byte{0}, unix.UnixRights(listener), nil, 0); err != nil {
+	conn := os.NewFile(uintptr(w.NetFD), "sandbox-listener")
+	defer conn.Close()
+	if err := sendListener(conn, listener); err != nil {
 		return fmt.Errorf("handing the network filter to the helper: %w", err)
 	}
-	return unix.Close(w.NetFD)
+	return nil
 }
 
 // execute replaces the trampoline with argv: same pid, session, terminal.
