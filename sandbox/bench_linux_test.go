@@ -3,22 +3,27 @@ package sandbox
 import "testing"
 
 // BenchmarkStart is the cost of starting /bin/true and waiting for it:
-// unconfined, through the trampoline with the measured set-up, and with
-// Landlock alone (its reads granted around the secret places). The
-// trampoline here is the test binary; termhelper's own start is in
-// docs/bench.md.
+// unconfined, through the trampoline with the measured set-up (with the
+// network filter and without), and with Landlock alone (its reads granted
+// around the secret places). The trampoline here is the test binary.
 func BenchmarkStart(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		force string
 		mode  Mode
-	}{{"plain", "", Off}, {"sandboxed", "", WorkspaceWrite}, {"landlock-only", "none", WorkspaceWrite}} {
+		net   Network
+	}{{"plain", "", Off, NetworkOpen}, {"sandboxed", "", WorkspaceWrite, NetworkOpen},
+		{"sandboxed-network", "", WorkspaceWrite, NetworkProxy}, {"landlock-only", "none", WorkspaceWrite, NetworkOpen}} {
 		b.Run(c.name, func(b *testing.B) {
 			old := forceNamespaces
 			forceNamespaces = c.force
 			defer func() { forceNamespaces = old }()
+			if c.net != NetworkOpen && !measured().netOK {
+				b.Skip(measured().noNet)
+			}
 			w := newWorld(b)
 			p := w.plan(c.mode)
+			p.Network = c.net
 			if c.mode == Off {
 				p = Plan{Mode: Off, Network: NetworkOpen, Root: w.root}
 			}
