@@ -21,37 +21,15 @@ var (
 // sleeping process is in (/proc/PID/syscall) and the terminal's modes. A
 // command that is merely slow and silent is never reported waiting.
 func (p *Process) InputState() InputState {
-	m := p.sys.master
-	if m == nil {
-		return InputState{}
-	}
-	var fg int
-	var tio *unix.Termios
-	var ptn uint32
-	var err error
-	// Control, unlike Fd, holds the file open and keeps it non-blocking.
-	rc, cerr := m.SyscallConn()
-	if cerr != nil {
-		return InputState{}
-	}
-	cerr = rc.Control(func(fd uintptr) {
-		if fg, err = unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err != nil {
-			return
-		}
-		if tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS); err != nil {
-			return
-		}
-		ptn, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)
-	})
-	if cerr != nil || err != nil || fg <= 0 {
+	fg, tio, term, ok := p.terminalState()
+	if !ok {
 		return InputState{}
 	}
 	canonical := tio.Lflag&unix.ICANON != 0
 	echo := tio.Lflag&unix.ECHO != 0
-	slave := "/dev/pts/" + strconv.FormatUint(uint64(ptn), 10)
 	st := InputState{Known: true}
 	for _, pid := range groupMembers(fg) {
-		switch blockedOn(pid, slave) {
+		switch blockedOn(pid, term) {
 		case blockedRead:
 			st.Waiting = true
 		case blockedPoll:
@@ -66,6 +44,38 @@ func (p *Process) InputState() InputState {
 	return st
 }
 
+// terminalState reads the terminal's foreground process group and modes
+// from its master side, and which terminal it is.
+func (p *Process) terminalState() (int, *unix.Termios, terminal, bool) {
+	m := p.sys.master
+	if m == nil {
+		return 0, nil, terminal{}, false
+	}
+	var fg int
+	var tio *unix.Termios
+	var ptn uint32
+	var err error
+	// Control, unlike Fd, holds the file open and keeps it non-blocking.
+	rc, cerr := m.SyscallConn()
+	if cerr != nil {
+		return 0, nil, terminal{}, false
+	}
+	cerr = rc.Control(func(fd uintptr) {
+		if fg, err = unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err != nil {
+			return
+		}
+		if tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS); err != nil {
+			return
+		}
+		ptn, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)
+	})
+	if cerr != nil || err != nil || fg <= 0 {
+		return 0, nil, terminal{}, false
+	}
+	term, ok := ptsTerminal(ptn)
+	return fg, tio, term, ok
+}
+
 type blockKind int
 
 const (
@@ -76,7 +86,7 @@ const (
 
 // blockedOn reads /proc/PID/syscall: "nr arg0 arg1 ..." for a sleeping
 // process, "running" for a running one.
-func blockedOn(pid int, slave string) blockKind {
+func blockedOn(pid int, term terminal) blockKind {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/syscall")
 	if err != nil {
 		return blockedByWchan(pid)
@@ -91,12 +101,12 @@ func blockedOn(pid int, slave string) blockKind {
 	}
 	if contains(readCalls[runtime.GOARCH], nr) {
 		fdArg, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 32)
-		if err == nil && fdIs(pid, int(fdArg), slave) {
+		if err == nil && term.isFd(pid, int(fdArg)) {
 			return blockedRead
 		}
 		return notBlocked
 	}
-	if contains(pollCalls[runtime.GOARCH], nr) && hasFd(pid, slave) {
+	if contains(pollCalls[runtime.GOARCH], nr) && term.onStdio(pid) {
 		return blockedPoll
 	}
 	return notBlocked
@@ -118,13 +128,55 @@ func blockedByWchan(pid int) blockKind {
 	return notBlocked
 }
 
-func fdIs(pid, fd int, target string) bool {
-	l, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fd))
-	return err == nil && l == target
+// terminal is the command's terminal, known by its device number: the
+// same device whatever path a process opened it by, and whatever mount
+// namespace the process sees it in.
+type terminal struct{ dev uint64 }
+
+// devTTY is /dev/tty's device number (5, 0), which stands for whichever
+// terminal controls the process that opens it. getpass, ssh, sudo, gpg,
+// psql and git's credential prompts read passwords from it, so that they
+// reach the person even when their standard input is redirected.
+var devTTY = unix.Mkdev(5, 0)
+
+// ptsTerminal identifies the terminal /dev/pts/N.
+func ptsTerminal(n uint32) (terminal, bool) {
+	var st unix.Stat_t
+	if err := unix.Stat("/dev/pts/"+strconv.FormatUint(uint64(n), 10), &st); err != nil {
+		return terminal{}, false
+	}
+	return terminal{dev: uint64(st.Rdev)}, true
 }
 
-func hasFd(pid int, target string) bool {
-	return fdIs(pid, 0, target) || fdIs(pid, 1, target) || fdIs(pid, 2, target)
+// isFd reports whether a process's file descriptor is the terminal: its
+// device itself, or /dev/tty in a process the terminal controls.
+func (t terminal) isFd(pid, fd int) bool {
+	var st unix.Stat_t
+	// Stat follows the /proc link to the open file itself.
+	if unix.Stat("/proc/"+strconv.Itoa(pid)+"/fd/"+strconv.Itoa(fd), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return false
+	}
+	switch uint64(st.Rdev) {
+	case t.dev:
+		return true
+	case devTTY:
+		ps, ok := readStat(pid)
+		return ok && ps.tty == encodeDev(t.dev)
+	}
+	return false
+}
+
+// onStdio reports whether the terminal is one of a process's standard
+// file descriptors.
+func (t terminal) onStdio(pid int) bool {
+	return t.isFd(pid, 0) || t.isFd(pid, 1) || t.isFd(pid, 2)
+}
+
+// encodeDev writes a device number as /proc/PID/stat's tty_nr does (the
+// kernel's new_encode_dev).
+func encodeDev(dev uint64) uint32 {
+	major, minor := uint32(unix.Major(dev)), unix.Minor(dev)
+	return minor&0xff | major<<8 | (minor&^0xff)<<12
 }
 
 func contains(list []int, v int) bool {

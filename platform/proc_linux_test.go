@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // startOn starts script on a terminal and drains its output; the process
@@ -92,5 +94,23 @@ func TestParseStatWithHostileName(t *testing.T) {
 	st, ok := parseStat(42, []byte(line))
 	if !ok || st.ppid != 1 || st.pgrp != 42 || st.session != 42 || st.state != 'S' || st.start != 777 {
 		t.Fatalf("parseStat = %+v, %v", st, ok)
+	}
+}
+
+// A password read from /dev/tty, as getpass, ssh and psql do, is a read of
+// the same terminal though the path differs.
+func TestInputStateSeesASecretReadOfDevTTY(t *testing.T) {
+	p := startOn(t, `exec 3</dev/tty; read -s -u 3 -p "DB password: " x`)
+	eventually(t, p, "a password read of /dev/tty", func(s InputState) bool { return s.Waiting && s.Secret })
+}
+
+func TestEncodeDevIsTheKernelsTTYNumber(t *testing.T) {
+	for _, c := range []struct {
+		major, minor uint32
+		want         uint32
+	}{{136, 3, 136<<8 | 3}, {136, 300, 136<<8 | 300&0xff | (300&^0xff)<<12}, {4, 1, 4<<8 | 1}} {
+		if got := encodeDev(unix.Mkdev(c.major, c.minor)); got != c.want {
+			t.Errorf("encodeDev(%d, %d) = %#x, want %#x", c.major, c.minor, got, c.want)
+		}
 	}
 }
