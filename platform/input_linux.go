@@ -22,8 +22,13 @@ var (
 // command that is merely slow and silent is never reported waiting.
 func (p *Process) InputState() InputState {
 	fg, tio, term, ok := p.terminalState()
-	if !ok {
+	switch {
+	case !ok:
 		return InputState{}
+	case fg <= 0:
+		// No foreground group: the session's leader has ended, and
+		// nothing reads the terminal as the person's program.
+		return InputState{Known: true}
 	}
 	canonical := tio.Lflag&unix.ICANON != 0
 	echo := tio.Lflag&unix.ECHO != 0
@@ -69,7 +74,7 @@ func (p *Process) terminalState() (int, *unix.Termios, terminal, bool) {
 		}
 		ptn, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)
 	})
-	if cerr != nil || err != nil || fg <= 0 {
+	if cerr != nil || err != nil {
 		return 0, nil, terminal{}, false
 	}
 	term, ok := ptsTerminal(ptn)

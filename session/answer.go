@@ -20,6 +20,8 @@ type AnswerOpts struct {
 	// UntilReady answers as soon as the command is ready (its ready line
 	// or port); a Yield that passes first answers with Ready false.
 	UntilReady bool
+
+	cancelled bool // Done was closed
 }
 
 // Answer waits until an answer is due and returns it: finished once the
@@ -55,7 +57,7 @@ func (s *Session) wait(w wakeups, deadline <-chan time.Time, o *AnswerOpts) {
 	case <-deadline:
 		o.Now = true
 	case <-o.Done:
-		o.Now, o.Done = true, nil
+		o.Now, o.Done, o.cancelled = true, nil, true
 	}
 }
 
@@ -91,6 +93,11 @@ func (s *Session) answerIfDue(o AnswerOpts) (Result, bool, wakeups) {
 	}
 	defer s.mu.Unlock()
 	w := wakeups{changed: s.changed}
+	if s.timedOut && !o.cancelled {
+		// Killed at its timeout: the answer is the end, which the kill
+		// brings within the grace.
+		return Result{}, false, w
+	}
 	if o.Now || s.aliveDueLocked(o, &w) {
 		return s.aliveAnswerLocked(), true, wakeups{}
 	}

@@ -54,6 +54,10 @@ type Session struct {
 	ended      time.Time
 	timedOut   bool
 	killedBy   string
+	// ending: the command's own process has ended or is being killed. A
+	// terminal read then as unknown, its quiet and its last line are no
+	// sign of a prompt: nothing can be waiting any more.
+	ending     bool
 	handed     bool // an alive answer named this session to the host
 	lastWrite  time.Time
 	lastOutput time.Time
@@ -148,6 +152,7 @@ func (s *Session) reap() {
 	defer s.wg.Done()
 	exit, _ := s.proc.Wait()
 	end := time.Now()
+	s.endLiveState()
 	if !s.drain() {
 		// A descendant keeps the terminal open: end the tree so the
 		// terminal closes and the reads return what was buffered.
@@ -226,6 +231,7 @@ func (s *Session) monitor() {
 			s.mu.Lock()
 			s.timedOut = true
 			s.mu.Unlock()
+			s.endLiveState()
 			s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
 		case <-tick.C:
 			if s.inputCheckDue(n) {
@@ -274,7 +280,7 @@ func (s *Session) checkInput() {
 func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == Exited {
+	if s.state == Exited || s.ending {
 		return nil
 	}
 	// A background command reading keys in raw mode is a dev server
@@ -305,6 +311,19 @@ func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 		s.broadcast()
 	}
 	return nil
+}
+
+// endLiveState records that the command is ending (killed, timed out, or
+// its own process gone): a prompt it showed is no longer waiting.
+func (s *Session) endLiveState() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ending = true
+	if s.state == Waiting {
+		s.state = s.liveState()
+		s.prompt = nil
+		s.broadcast()
+	}
 }
 
 func (s *Session) liveState() State {
@@ -449,6 +468,7 @@ func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 	}
 	s.mu.Unlock()
 	if !ended {
+		s.endLiveState()
 		s.proc.Kill(sig, grace)
 	}
 	<-s.done
