@@ -61,6 +61,7 @@ type Session struct {
 	handed     bool // an alive answer named this session to the host
 	lastWrite  time.Time
 	lastOutput time.Time
+	readSeen   time.Time // when the read the command is blocked in was first seen
 	secrets    []string
 
 	screenGen     uint64    // the cleaner's generation at the last look
@@ -283,13 +284,7 @@ func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 	if s.state == Exited || s.ending {
 		return nil
 	}
-	// A background command reading keys in raw mode is a dev server
-	// listening for its shortcuts ("press h for help"), not a prompt: only
-	// a line-mode read of a server is a question for a person.
-	waiting := in.Waiting && !(s.spec.Background && in.Raw)
-	if !in.Known {
-		waiting = time.Since(s.lastOutput) >= s.m.cfg.QuietPrompt && LooksLikePrompt(s.out.clean.LastLine())
-	}
+	waiting := s.waitingLocked(in, time.Now())
 	if waiting && time.Since(s.lastWrite) < pollInterval {
 		// The read seen may be the one the input was just written to,
 		// before the command has woken to take it.
@@ -326,6 +321,31 @@ func (s *Session) endLiveState() {
 	}
 }
 
+// waitingLocked decides whether the command waits for a person, from what
+// the platform saw at now; where the platform cannot tell, from a quiet
+// terminal showing a prompt-like line.
+func (s *Session) waitingLocked(in platform.InputState, now time.Time) bool {
+	switch {
+	case !in.Known:
+		return now.Sub(s.lastOutput) >= s.m.cfg.QuietPrompt && LooksLikePrompt(s.out.clean.LastLine())
+	case !in.Waiting:
+		s.readSeen = time.Time{}
+		return false
+	case s.readSeen.IsZero():
+		s.readSeen = now
+	}
+	if !s.spec.Background || !in.Raw {
+		return true
+	}
+	// A server reading keys in raw mode may be listening for shortcuts.
+	// Output is counted as printed during the read only a poll after the
+	// read was first seen: the reader may lag behind the look at the read
+	// with a prompt printed just before it.
+	printed := s.lastOutput.Sub(s.readSeen) > pollInterval
+	r := rawRead{line: s.out.clean.LastLine(), printed: printed, blocked: now.Sub(s.readSeen)}
+	return r.question(s.m.cfg.QuietPrompt)
+}
+
 func (s *Session) liveState() State {
 	if s.spec.Background {
 		return Background
@@ -345,6 +365,14 @@ func LooksLikePrompt(line string) bool {
 		if strings.Contains(lower, s) {
 			return true
 		}
+	}
+	return endsLikePrompt(line)
+}
+
+// endsLikePrompt tells whether a line, trimmed, ends the way prompts do.
+func endsLikePrompt(line string) bool {
+	if line == "" {
+		return false
 	}
 	switch line[len(line)-1] {
 	case ':', '?', '>', '$', '#', ']', ')':
@@ -420,6 +448,7 @@ func (s *Session) Write(input string, secret bool) error {
 		}
 	}
 	s.lastWrite = time.Now()
+	s.readSeen = time.Time{} // the next read is a new one
 	if s.state == Waiting {
 		// Answered: a prompt from now on is a new one.
 		s.state = s.liveState()
