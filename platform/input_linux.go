@@ -21,20 +21,24 @@ var (
 // sleeping process is in (/proc/PID/syscall) and the terminal's modes. A
 // command that is merely slow and silent is never reported waiting.
 func (p *Process) InputState() InputState {
-	fg, tio, term, ok := p.terminalState()
+	v, ok := p.terminalView()
 	switch {
 	case !ok:
 		return InputState{}
-	case fg <= 0:
+	case v.fg <= 0:
 		// No foreground group: the session's leader has ended, and
 		// nothing reads the terminal as the person's program.
 		return InputState{Known: true}
+	case v.unread > 0:
+		// Output the helper has not read yet: a prompt or a page it
+		// ends with would be answered before it is seen. Look again.
+		return InputState{Known: true}
 	}
-	canonical := tio.Lflag&unix.ICANON != 0
-	echo := tio.Lflag&unix.ECHO != 0
+	canonical := v.tio.Lflag&unix.ICANON != 0
+	echo := v.tio.Lflag&unix.ECHO != 0
 	st := InputState{Known: true}
-	for _, pid := range groupMembers(fg) {
-		switch blockedOn(pid, term) {
+	for _, pid := range groupMembers(v.fg) {
+		switch blockedOn(pid, v.term) {
 		case blockedRead:
 			st.Waiting = true
 		case blockedPoll:
@@ -49,36 +53,46 @@ func (p *Process) InputState() InputState {
 	return st
 }
 
-// terminalState reads the terminal's foreground process group and modes
-// from its master side, and which terminal it is.
-func (p *Process) terminalState() (int, *unix.Termios, terminal, bool) {
+// terminalView is what the terminal's master side tells.
+type terminalView struct {
+	fg     int // the foreground process group; 0 when there is none
+	tio    *unix.Termios
+	term   terminal
+	unread int // bytes of output not read by the helper yet
+}
+
+// terminalView reads the terminal's foreground process group, modes and
+// unread output from its master side, and which terminal it is.
+func (p *Process) terminalView() (terminalView, bool) {
 	m := p.sys.master
 	if m == nil {
-		return 0, nil, terminal{}, false
+		return terminalView{}, false
 	}
-	var fg int
-	var tio *unix.Termios
+	var v terminalView
 	var ptn uint32
 	var err error
 	// Control, unlike Fd, holds the file open and keeps it non-blocking.
 	rc, cerr := m.SyscallConn()
 	if cerr != nil {
-		return 0, nil, terminal{}, false
+		return terminalView{}, false
 	}
 	cerr = rc.Control(func(fd uintptr) {
-		if fg, err = unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err != nil {
+		if v.fg, err = unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err != nil {
 			return
 		}
-		if tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS); err != nil {
+		if v.tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS); err != nil {
+			return
+		}
+		if v.unread, err = unix.IoctlGetInt(int(fd), unix.TIOCINQ); err != nil {
 			return
 		}
 		ptn, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)
 	})
 	if cerr != nil || err != nil {
-		return 0, nil, terminal{}, false
+		return terminalView{}, false
 	}
-	term, ok := ptsTerminal(ptn)
-	return fg, tio, term, ok
+	v.term, err = ptsTerminal(ptn)
+	return v, err == nil
 }
 
 type blockKind int
@@ -145,12 +159,12 @@ type terminal struct{ dev uint64 }
 var devTTY = unix.Mkdev(5, 0)
 
 // ptsTerminal identifies the terminal /dev/pts/N.
-func ptsTerminal(n uint32) (terminal, bool) {
+func ptsTerminal(n uint32) (terminal, error) {
 	var st unix.Stat_t
 	if err := unix.Stat("/dev/pts/"+strconv.FormatUint(uint64(n), 10), &st); err != nil {
-		return terminal{}, false
+		return terminal{}, err
 	}
-	return terminal{dev: uint64(st.Rdev)}, true
+	return terminal{dev: uint64(st.Rdev)}, nil
 }
 
 // isFd reports whether a process's file descriptor is the terminal: its

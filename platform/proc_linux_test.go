@@ -114,3 +114,37 @@ func TestEncodeDevIsTheKernelsTTYNumber(t *testing.T) {
 		}
 	}
 }
+
+// A prompt the helper has not read yet is not waiting: the answer would
+// come before the prompt is seen.
+func TestInputStateWaitsForTheOutputToBeRead(t *testing.T) {
+	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", `printf 'name: '; read x`), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Kill(SIGKILL, 0)
+		p.Wait()
+		p.Close()
+	})
+	v, ok := p.terminalView()
+	if !ok {
+		t.Fatal("no view of the terminal")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for blockedOn(p.Pid, v.term) != blockedRead {
+		if time.Now().After(deadline) {
+			t.Fatal("the read never blocked")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := p.InputState(); st.Waiting {
+		t.Fatalf("waiting with the prompt still unread: %+v", st)
+	}
+	buf := make([]byte, 64)
+	p.Output.(*os.File).SetReadDeadline(time.Now().Add(20 * time.Second)) // a watchdog
+	if n, err := p.Output.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "name:") {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	eventually(t, p, "waiting once the prompt is read", func(s InputState) bool { return s.Waiting })
+}
