@@ -13,6 +13,11 @@ func (c *Cleaner) Take(final bool) Chunk {
 	} else {
 		openEnd = c.sendLive()
 	}
+	return c.takeWindow(openEnd)
+}
+
+// takeWindow returns the window's text and starts a new window.
+func (c *Cleaner) takeWindow(openEnd bool) Chunk {
 	text := c.win.render(c.sink.path, openEnd)
 	ch := Chunk{
 		Text:         text,

@@ -31,6 +31,8 @@ type Alive struct {
 	Prompt         *session.Prompt `json:"prompt,omitempty"`
 	Ready          *bool           `json:"ready,omitempty"`
 	Ports          []int           `json:"ports,omitempty"`
+	// Screen: output is the screen as a person sees it, row by row.
+	Screen bool `json:"screen,omitempty"`
 }
 
 // Screen is session/screen's answer: rows and columns count from 0.
@@ -66,7 +68,7 @@ func Answer(r session.Result) any {
 	}
 	return Alive{SessionID: r.ID, Pid: r.Pid, State: r.State, Output: r.Output, Stderr: r.Stderr,
 		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Prompt: r.Prompt,
-		Ready: r.Ready, Ports: r.Ports}
+		Ready: r.Ready, Ports: r.Ports, Screen: r.Screen}
 }
 
 func finished(r session.Result) Finished {

@@ -130,8 +130,16 @@ func (s *Session) aliveDueLocked(o AnswerOpts, w *wakeups) bool {
 	return false
 }
 
+// pendingLocked reports whether there is news since the last answer: on a
+// page, any change to it.
 func (s *Session) pendingLocked() bool {
-	return s.out.clean.Pending() || (s.errOut != nil && s.errOut.clean.Pending())
+	if s.errOut != nil && s.errOut.clean.Pending() {
+		return true
+	}
+	if s.showsPageLocked() {
+		return s.out.clean.Generation() != s.answeredGen
+	}
+	return s.out.clean.Pending()
 }
 
 // aliveAnswerLocked builds an alive answer; the session is handed to the
@@ -139,6 +147,9 @@ func (s *Session) pendingLocked() bool {
 func (s *Session) aliveAnswerLocked() Result {
 	r := Result{ID: s.id, Pid: s.proc.Pid, State: s.visibleState()}
 	s.takeLocked(&r, false)
+	if s.spec.PTY {
+		s.answeredGen = s.out.clean.Generation()
+	}
 	if s.wantsReady() {
 		ready := s.ready
 		r.Ready = &ready
@@ -161,7 +172,7 @@ func (s *Session) finalAnswerLocked() Result {
 }
 
 func (s *Session) takeLocked(r *Result, final bool) {
-	c := s.out.take(final)
+	c := s.takeOutputLocked(r, final)
 	r.Output = s.scrub(c.Text)
 	r.Truncated = c.Truncated
 	r.FullOutputPath = s.out.path

@@ -65,6 +65,7 @@ type Session struct {
 	secrets    []string
 
 	screenGen     uint64    // the cleaner's generation at the last look
+	answeredGen   uint64    // the cleaner's generation at the last alive answer
 	screenChanged time.Time // when the rendered screen last changed
 	ready         bool      // the ready pattern matched, or the port accepted
 	portChecked   time.Time // the last look at the ready port
