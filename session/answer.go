@@ -35,10 +35,14 @@ func (s *Session) Answer(o AnswerOpts) Result {
 	}
 	for {
 		r, due, wake := s.answerIfDue(o)
-		if due {
+		switch {
+		case due:
 			return s.withPorts(r)
+		case wake.checkPort:
+			s.checkPort()
+		default:
+			s.wait(wake, deadline, &o)
 		}
-		s.wait(wake, deadline, &o)
 	}
 }
 
@@ -65,7 +69,7 @@ func (s *Session) wait(w wakeups, deadline <-chan time.Time, o *AnswerOpts) {
 // the process table is read only when such an answer is given.
 func (s *Session) withPorts(r Result) Result {
 	if r.Exit == nil && (s.spec.Background || s.wantsReady()) {
-		r.Ports = s.proc.ListeningPorts()
+		r.Ports = listeningPorts(s.proc)
 	}
 	return r
 }
@@ -75,6 +79,9 @@ type wakeups struct {
 	changed <-chan struct{}
 	output  <-chan struct{} // nil unless the answer wants output
 	after   time.Duration   // a look again after this long; 0: none
+	// checkPort: the ready port is due for a look, which the answer
+	// takes outside the lock before it looks again.
+	checkPort bool
 }
 
 // answerIfDue returns the answer if o makes one due now, else what to wait
@@ -117,9 +124,9 @@ func (s *Session) aliveDueLocked(o AnswerOpts, w *wakeups) bool {
 	case !o.UntilExit && s.state == Waiting, o.OnOutput && s.pendingLocked():
 		return true
 	case o.UntilReady:
-		s.checkPortLocked()
-		if s.spec.ReadyPort > 0 {
+		if s.spec.ReadyPort > 0 && !s.ready {
 			w.after = portPoll
+			w.checkPort = time.Since(s.portChecked) >= portPoll
 		}
 		return s.ready
 	case o.Stable > 0:

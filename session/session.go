@@ -508,14 +508,16 @@ func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 // Command is the command line the session runs.
 func (s *Session) Command() string { return s.spec.Command }
 
-// Info describes the session for session/list.
+// Info describes the session for session/list. Its ports are listed
+// outside the session's lock: that reads the process table (lsof on
+// macOS), and the output reader must not wait for it.
 func (s *Session) Info() Info {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	in := Info{ID: s.id, Pid: s.proc.Pid, Command: s.spec.Command, Cwd: s.spec.Dir,
 		State: s.visibleState(), StartedAt: s.started, Exit: s.exit}
-	if s.state != Exited {
-		in.Ports = s.proc.ListeningPorts()
+	s.mu.Unlock()
+	if in.State != Exited {
+		in.Ports = listeningPorts(s.proc)
 	}
 	return in
 }
