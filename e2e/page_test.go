@@ -77,6 +77,8 @@ func TestGitCommitInVimAnswersWithThePage(t *testing.T) {
 		require.True(t, r.Screen, "%+v", r)
 		assert.Contains(t, r.Output, "# Please enter the commit message")
 		assert.Contains(t, r.Output, "new file:   a.txt")
+		require.NotNil(t, r.Prompt)
+		assert.Contains(t, r.Prompt.Text, "COMMIT_EDITMSG", "the editor's status line")
 		r = c.run("session/write", map[string]any{"sessionId": r.SessionID, "input": "iadd a greeting\x1b:wq\r", "yieldMs": 20000})
 		if r.ExitCode == nil {
 			r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "until": "exit", "yieldMs": 20000})
