@@ -12,8 +12,8 @@ import (
 // h + enter to show help"); both look the same to the kernel.
 type rawRead struct {
 	line    string        // the last line the terminal shows
-	printed bool          // the command printed since the read was first seen
-	blocked time.Duration // how long the read has been seen
+	printed bool          // the command printed since it began reading keys
+	quiet   time.Duration // how long it has been silent, reading keys
 }
 
 // question tells a question from a shortcut listener:
@@ -24,7 +24,7 @@ type rawRead struct {
 //     help", "Hit CTRL-C to stop") belongs to a listener;
 //   - a command that prints while it reads is serving, not asking;
 //   - a line that merely ends the way prompts do (":", ">", ")") is a
-//     question once the read has lasted patience with nothing printed.
+//     question once the command has read keys in silence for patience.
 func (r rawRead) question(patience time.Duration) bool {
 	line := strings.TrimSpace(r.line)
 	switch {
@@ -35,7 +35,7 @@ func (r rawRead) question(patience time.Duration) bool {
 	case shortcutHint.MatchString(line) && !strings.HasSuffix(line, ":"), r.printed:
 		return false
 	}
-	return r.blocked >= patience && endsLikePrompt(line)
+	return r.quiet >= patience && endsLikePrompt(line)
 }
 
 var (

@@ -54,6 +54,7 @@ type Session struct {
 	ended      time.Time
 	timedOut   bool
 	killedBy   string
+	secrets    []string
 	// ending: the command's own process has ended or is being killed. A
 	// terminal read then as unknown, its quiet and its last line are no
 	// sign of a prompt: nothing can be waiting any more.
@@ -61,8 +62,10 @@ type Session struct {
 	handed     bool // an alive answer named this session to the host
 	lastWrite  time.Time
 	lastOutput time.Time
-	readSeen   time.Time // when the read the command is blocked in was first seen
-	secrets    []string
+	// rawSince is when the terminal was first seen in raw mode, since it
+	// last was in line mode or got input: a program that reads keys stays
+	// in raw mode, though the kernel sees it blocked only between events.
+	rawSince time.Time
 
 	screenGen     uint64    // the cleaner's generation at the last look
 	answeredGen   uint64    // the cleaner's generation at the last alive answer
@@ -326,25 +329,31 @@ func (s *Session) endLiveState() {
 // the platform saw at now; where the platform cannot tell, from a quiet
 // terminal showing a prompt-like line.
 func (s *Session) waitingLocked(in platform.InputState, now time.Time) bool {
-	switch {
-	case !in.Known:
+	if !in.Known {
 		return now.Sub(s.lastOutput) >= s.m.cfg.QuietPrompt && LooksLikePrompt(s.out.clean.LastLine())
-	case !in.Waiting:
-		s.readSeen = time.Time{}
-		return false
-	case s.readSeen.IsZero():
-		s.readSeen = now
 	}
-	if !s.spec.Background || !in.Raw {
-		return true
+	switch {
+	case !in.Raw:
+		s.rawSince = time.Time{}
+	case s.rawSince.IsZero():
+		s.rawSince = now
+	}
+	if !in.Waiting || !s.spec.Background || !in.Raw {
+		return in.Waiting
 	}
 	// A server reading keys in raw mode may be listening for shortcuts.
-	// Output is counted as printed during the read only a poll after the
-	// read was first seen: the reader may lag behind the look at the read
-	// with a prompt printed just before it.
-	printed := s.lastOutput.Sub(s.readSeen) > pollInterval
-	r := rawRead{line: s.out.clean.LastLine(), printed: printed, blocked: now.Sub(s.readSeen)}
+	// What it printed counts from a poll after raw mode was first seen:
+	// the output reader may lag behind the look at the terminal.
+	r := rawRead{line: s.out.clean.LastLine(), printed: s.lastOutput.Sub(s.rawSince) > pollInterval,
+		quiet: now.Sub(later(s.rawSince, s.lastOutput))}
 	return r.question(s.m.cfg.QuietPrompt)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (s *Session) liveState() State {
@@ -449,7 +458,7 @@ func (s *Session) Write(input string, secret bool) error {
 		}
 	}
 	s.lastWrite = time.Now()
-	s.readSeen = time.Time{} // the next read is a new one
+	s.rawSince = time.Time{} // what it prints next answers the input
 	if s.state == Waiting {
 		// Answered: a prompt from now on is a new one.
 		s.state = s.liveState()
