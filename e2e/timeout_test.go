@@ -27,6 +27,8 @@ test("opens a server and never closes it", (t, done) => {
 // A command killed at its timeout answers finished, with timedOut, never
 // as waiting on its last line while the kill is under way. The race it
 // guards against showed about one run in four, so twenty runs go at once.
+// (On a machine too busy for node to print its line within the timeout,
+// a run proves less, never the wrong thing.)
 func TestTimedOutCommandNeverAnswersWaiting(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed here")
@@ -51,7 +53,6 @@ func TestTimedOutCommandNeverAnswersWaiting(t *testing.T) {
 		require.NotNil(t, r.ExitCode, "run %d answered alive: %+v", i, r)
 		assert.True(t, r.TimedOut, "run %d: %+v", i, r)
 		assert.Equal(t, "timed out · 5000ms", r.Summary, "run %d", i)
-		assert.Contains(t, r.Output, "opens a server", "run %d", i)
 	}
 	noneLeft(t, m)
 }
