@@ -24,10 +24,12 @@ import (
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
+	"github.com/termhelper/termhelper/sandbox"
 	"github.com/termhelper/termhelper/session"
 	"github.com/termhelper/termhelper/spill"
 	"github.com/termhelper/termhelper/trash"
 	"github.com/termhelper/termhelper/version"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // versionFile is the VERSION file, the one source of the version number:
@@ -66,6 +68,9 @@ func run(args []string) int {
 	if len(args) > 0 && args[0] == platform.LoginEnvCommand {
 		return platform.ServeLoginEnv(args[1:])
 	}
+	if len(args) > 0 && args[0] == sandbox.Command {
+		return sandbox.Serve(args[1:])
+	}
 	fs := flag.NewFlagSet("termhelper", flag.ContinueOnError)
 	var f flags
 	f.register(fs)
@@ -86,7 +91,7 @@ func run(args []string) int {
 		fmt.Println(version.String())
 		return 0
 	}
-	framing, err := rpc.ParseFraming(f.framing)
+	framing, err := wire.ParseFraming(f.framing)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return 2
@@ -114,11 +119,11 @@ func run(args []string) int {
 }
 
 // serve runs the front end the flags chose over the engine.
-func serve(ctx context.Context, f flags, framing rpc.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
+func serve(ctx context.Context, f flags, framing wire.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
 	opts := rpc.Options{Log: log, AfterFirst: afterFirst}
 	if f.mcp {
 		// MCP's stdio transport is a JSON message per line.
-		opts.Front, framing = mcp.Front(eng, version.Number()), rpc.NDJSON
+		opts.Front, framing = mcp.Front(eng, version.Number()), wire.NDJSON
 	}
 	return rpc.New(eng, opts).Serve(ctx, stdio{}, framing)
 }

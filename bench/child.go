@@ -39,6 +39,8 @@ func runChild(args []string) int {
 		return childTick(*every, *total)
 	case "serve":
 		return childServe(*total)
+	case "egress":
+		return childEgress()
 	}
 	return 2
 }

@@ -51,6 +51,7 @@ var sections = []section{
 	{"cleaner", benchCleaner},
 	{"diagnostics", benchDiag},
 	{"mask", benchMask},
+	{"egress", benchEgress},
 }
 
 func main() {

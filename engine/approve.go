@@ -19,9 +19,9 @@ const (
 
 // ApprovalRequest is a command the policy asks about.
 type ApprovalRequest struct {
-	Command string   `json:"command"`
-	Cwd     string   `json:"cwd"`
-	Reasons []string `json:"reasons"`
+	Command string
+	Cwd     string
+	Reasons []string
 }
 
 // Approver asks the person behind the host. An error (the host is gone,
@@ -47,16 +47,16 @@ func approverFor(ctx context.Context, h Host) Approver {
 	return h.Approver
 }
 
-// approve decides whether command may run in dir: hard blocks are refused,
-// harmless lines run, the rest is asked of a host that can answer, or
-// follows the config's unattended rule.
-func (e *Engine) approve(ctx context.Context, command, dir string) error {
+// approve decides whether command may run in dir with the request's env:
+// hard blocks are refused, harmless lines run, the rest is asked of a host
+// that can answer, or follows the config's unattended rule.
+func (e *Engine) approve(ctx context.Context, command, dir string, env map[string]*string) error {
 	if e.opts.Policy == nil {
 		return nil
 	}
 	h := e.currentHost()
 	h.Approver = approverFor(ctx, h)
-	v := e.opts.Policy.CheckDir(command, dir, h.Trusted)
+	v := e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: h.Trusted, Env: env})
 	switch {
 	case v.Decision == policy.Deny:
 		return blocked(v.Reasons)

@@ -18,7 +18,7 @@ func (e *Engine) TrashList() ([]trash.Entry, error) {
 // TrashRestore puts a trash entry back where it was; it never overwrites.
 func (e *Engine) TrashRestore(id string) (trash.Entry, error) {
 	if id == "" {
-		return trash.Entry{}, errParams(`field "id" is required`)
+		return trash.Entry{}, errParams("field %q is required", FieldID)
 	}
 	if e.opts.TrashDir == "" {
 		return trash.Entry{}, errParams("no trash for this root")

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/wire"
 )
 
 type callParams struct {
@@ -43,7 +44,7 @@ func (f *front) toolsCall(ctx context.Context, raw *json.RawMessage) (any, error
 		return nil, err
 	}
 	if p.Name != "terminal" {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: the one tool is terminal", p.Name)}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: the one tool is terminal", p.Name)}
 	}
 	a, err := arguments(p.Arguments)
 	if err != nil {
@@ -98,8 +99,8 @@ var errUsage = errors.New(`give "command" to run, "session_id" with one of input
 func (f *front) dispatch(ctx context.Context, a Args) (any, string, error) {
 	switch {
 	case a.List:
-		rows := engine.Rows(f.eng.List())
-		return map[string]any{"sessions": rows}, listText(rows), nil
+		rows := protocol.Rows(f.eng.List())
+		return protocol.List{Sessions: rows}, listText(rows), nil
 	case a.Command != "" && a.SessionID != "":
 		return nil, "", errors.New(`give "command" or "session_id", not both`)
 	case a.Command != "":
@@ -111,7 +112,7 @@ func (f *front) dispatch(ctx context.Context, a Args) (any, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return sc, screenText(a.SessionID, sc), nil
+		return protocol.ScreenOf(sc), screenText(a.SessionID, sc), nil
 	case a.Kill:
 		return f.answer(f.eng.Kill(ctx, engine.KillParams{SessionID: a.SessionID, Signal: a.Signal}))
 	case a.Input != nil && *a.Input != "":
@@ -141,7 +142,7 @@ func (f *front) answer(r session.Result, err error) (any, string, error) {
 	if r.Stderr != nil && *r.Stderr != "" {
 		text = joinLines(text, "[stderr]\n"+*r.Stderr)
 	}
-	return engine.Answer(r), joinLines(text, status(r)), nil
+	return protocol.Answer(r), joinLines(text, status(r)), nil
 }
 
 func joinLines(a, b string) string {
@@ -220,7 +221,7 @@ func waitingLine(r session.Result) string {
 	return line
 }
 
-func listText(rows []engine.Row) string {
+func listText(rows []protocol.Row) string {
 	if len(rows) == 0 {
 		return "no sessions"
 	}
@@ -239,12 +240,47 @@ func listText(rows []engine.Row) string {
 // the policy's reasons where there are some.
 func refusal(err error) string {
 	var re *engine.RefusedError
-	if !errors.As(err, &re) {
+	var pe *engine.ParamError
+	switch {
+	case errors.As(err, &pe):
+		return "error: " + argumentText(pe)
+	case !errors.As(err, &re):
 		return "error: " + err.Error()
 	}
 	text := "refused: " + re.Msg
 	for _, r := range re.Reasons {
 		text += "\n- " + r
+	}
+	return text
+}
+
+// argNames are the tool's argument names of the engine's fields.
+var argNames = func() map[string]string {
+	names := map[string]string{}
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(Args{})) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" {
+			names[f.Name] = name
+		}
+	}
+	return names
+}()
+
+// argName is a field as the tool names it; a field the tool does not
+// have keeps its Go name.
+func argName(f engine.Field) string {
+	if n, ok := argNames[string(f)]; ok {
+		return n
+	}
+	return string(f)
+}
+
+// argumentText is a bad value in the tool's own words: its argument names.
+func argumentText(pe *engine.ParamError) string {
+	text := pe.Render(argName)
+	for _, noun := range []string{"fields ", "field "} {
+		if rest, ok := strings.CutPrefix(text, noun); ok {
+			return "argument" + strings.TrimPrefix(noun, "field") + rest
+		}
 	}
 	return text
 }

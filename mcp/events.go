@@ -8,11 +8,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/rpc"
 	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // events reports sessions that end without being polled: a logging
@@ -45,7 +45,7 @@ func (e *events) setLevel(_ context.Context, raw *json.RawMessage) (any, error) 
 	}
 	i := slices.Index(levels, p.Level)
 	if i < 0 {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf("invalid params: unknown level %q", p.Level)}
+		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("invalid params: unknown level %q", p.Level)}
 	}
 	e.mu.Lock()
 	e.level = i + 1
@@ -95,7 +95,7 @@ func (e *events) Exited(id string, r session.Result) {
 	e.mu.Unlock()
 	if listens {
 		e.peer.Notify("notifications/message", map[string]any{"level": "info", "logger": "termhelper",
-			"data": map[string]any{"event": "session/exited", "message": line, "session": engine.ExitedEvent(id, r)}})
+			"data": map[string]any{"event": "session/exited", "message": line, "session": protocol.ExitedEvent(id, r)}})
 	}
 }
 

@@ -13,10 +13,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/rpc"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // versions are the MCP revisions served, newest first. A client asking
@@ -89,7 +88,7 @@ func (f *front) toolsList(context.Context, *json.RawMessage) (any, error) {
 
 func (f *front) cancelled(_ context.Context, raw *json.RawMessage) (any, error) {
 	var p struct {
-		RequestID *jsonrpc2.ID `json:"requestId"`
+		RequestID *wire.ID `json:"requestId"`
 	}
 	if err := decode(raw, &p); err == nil && p.RequestID != nil {
 		f.peer.Cancel(*p.RequestID)
@@ -103,7 +102,7 @@ func decode(raw *json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(*raw, v); err != nil {
-		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "invalid params: " + err.Error()}
+		return &wire.Error{Code: wire.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // client is the test's end of an in-process MCP connection.
@@ -36,7 +37,7 @@ func connect(t *testing.T) *client {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		srv.Serve(context.Background(), b, rpc.NDJSON)
+		srv.Serve(context.Background(), b, wire.NDJSON)
 	}()
 	t.Cleanup(func() {
 		a.Close()

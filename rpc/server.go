@@ -1,21 +1,20 @@
-// Package rpc is termhelper's native face on the wire: framing detection,
-// the method table, parameter checks, and the one place where an engine
-// error becomes a JSON-RPC error. The work itself is the engine's.
+// Package rpc is termhelper's native front end: the method table, the
+// params of package protocol turned into engine calls, and the one place
+// where an engine error becomes a JSON-RPC error. The connection is
+// package wire's; the work is the engine's.
 package rpc
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // Method is one method of a protocol: params in, an answer or an error out.
@@ -29,7 +28,7 @@ type Peer interface {
 	// answer can come any more.
 	Call(ctx context.Context, method string, params, result any) error
 	// Cancel ends the wait of the request with this id, if it is in flight.
-	Cancel(id jsonrpc2.ID)
+	Cancel(id wire.ID)
 }
 
 // Front is a protocol served over the connection: it builds the method
@@ -57,10 +56,10 @@ type Server struct {
 	life *lifecycle
 
 	mu   sync.Mutex
-	conn *jsonrpc2.Conn
+	conn *wire.Conn
 
 	inflight   sync.WaitGroup // requests being handled
-	cancels    map[jsonrpc2.ID]context.CancelFunc
+	cancels    map[wire.ID]context.CancelFunc
 	background sync.WaitGroup // AfterFirst
 	first      sync.Once
 	methods    map[string]Method
@@ -71,7 +70,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle(), cancels: map[jsonrpc2.ID]context.CancelFunc{}}
+	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle(), cancels: map[wire.ID]context.CancelFunc{}}
 	if opts.Front != nil {
 		var sink engine.Sink
 		s.methods, sink = opts.Front(peer{s})
@@ -79,19 +78,19 @@ func New(eng *engine.Engine, opts Options) *Server {
 		return s
 	}
 	s.methods = map[string]Method{
-		"initialize":     s.initialize,
-		"shutdown":       s.shutdownMethod,
-		"exit":           s.exitMethod,
-		"exec/run":       s.execRun,
-		"session/write":  s.sessionWrite,
-		"session/read":   s.sessionRead,
-		"session/kill":   s.sessionKill,
-		"session/list":   s.sessionList,
-		"session/resize": s.sessionResize,
-		"session/screen": s.sessionScreen,
-		"policy/check":   s.policyCheck,
-		"trash/list":     s.trashList,
-		"trash/restore":  s.trashRestore,
+		protocol.MethodInitialize:   s.initialize,
+		protocol.MethodShutdown:     s.shutdownMethod,
+		protocol.MethodExit:         s.exitMethod,
+		protocol.MethodRun:          s.execRun,
+		protocol.MethodWrite:        s.sessionWrite,
+		protocol.MethodRead:         s.sessionRead,
+		protocol.MethodKill:         s.sessionKill,
+		protocol.MethodList:         s.sessionList,
+		protocol.MethodResize:       s.sessionResize,
+		protocol.MethodScreen:       s.sessionScreen,
+		protocol.MethodCheck:        s.policyCheck,
+		protocol.MethodTrashList:    s.trashList,
+		protocol.MethodTrashRestore: s.trashRestore,
 	}
 	eng.SetSink(notifier{s})
 	return s
@@ -101,15 +100,15 @@ func New(eng *engine.Engine, opts Options) *Server {
 // ctx ends (a signal, or the host's end of the output gone). At the end of
 // the host's input it first finishes the requests already received. It
 // then ends every command's process tree and returns.
-func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, f Framing) error {
-	st := newStream(watchWrites{rwc, s.hostGone}, f)
-	st.atEOF = func() { s.inputEnded(ctx) }
-	conn := jsonrpc2.NewConn(ctx, st, s, jsonrpc2.SetLogger(slogPrinter{s.log}))
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, f wire.Framing) error {
+	st := wire.NewStream(watchWrites{rwc, s.hostGone}, f)
+	st.AtEOF = func() { s.inputEnded(ctx) }
+	conn := wire.NewConn(ctx, st, s, s.log)
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
 	select {
-	case <-conn.DisconnectNotify():
+	case <-conn.Done():
 	case <-s.life.exitNow:
 		s.log.Info("exiting")
 	case <-ctx.Done():
@@ -161,11 +160,11 @@ func (s *Server) drain() {
 // request after it however fast they come. Every other request runs in
 // its own goroutine, so that a long exec/run never blocks the next one,
 // counted before it starts so that drain never misses it.
-func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (s *Server) Handle(ctx context.Context, conn *wire.Conn, req *wire.Request) {
 	s.mu.Lock()
 	s.conn = conn // the first message can come before NewConn has returned
 	s.mu.Unlock()
-	if req.Method == "initialize" {
+	if req.Method == protocol.MethodInitialize {
 		s.reply(ctx, conn, req)
 		return
 	}
@@ -183,7 +182,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}()
 }
 
-func (s *Server) forget(req *jsonrpc2.Request, cancel context.CancelFunc) {
+func (s *Server) forget(req *wire.Request, cancel context.CancelFunc) {
 	cancel()
 	if !req.Notif {
 		s.mu.Lock()
@@ -192,11 +191,11 @@ func (s *Server) forget(req *jsonrpc2.Request, cancel context.CancelFunc) {
 	}
 }
 
-func (s *Server) reply(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (s *Server) reply(ctx context.Context, conn *wire.Conn, req *wire.Request) {
 	res, err := s.handle(ctx, req)
 	if !req.Notif {
 		if err != nil {
-			conn.ReplyWithError(ctx, req.ID, err)
+			conn.ReplyError(ctx, req.ID, err)
 		} else {
 			conn.Reply(ctx, req.ID, res)
 		}
@@ -215,10 +214,10 @@ func (s *Server) startAfterFirst() {
 	}()
 }
 
-func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
+func (s *Server) handle(ctx context.Context, req *wire.Request) (any, *wire.Error) {
 	m, ok := s.methods[req.Method]
 	if !ok {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}
+		return nil, &wire.Error{Code: wire.CodeMethodNotFound, Message: "method not found: " + req.Method}
 	}
 	res, err := m(ctx, req.Params)
 	if err != nil {
@@ -250,10 +249,10 @@ func (p peer) Call(ctx context.Context, method string, params, result any) error
 	p.s.mu.Lock()
 	conn := p.s.conn
 	p.s.mu.Unlock()
-	return conn.Call(p.s.closing(ctx), method, params, result)
+	return conn.Call(p.s.closing(ctx), method, params, result, nil)
 }
 
-func (p peer) Cancel(id jsonrpc2.ID) {
+func (p peer) Cancel(id wire.ID) {
 	p.s.mu.Lock()
 	cancel := p.s.cancels[id]
 	p.s.mu.Unlock()
@@ -265,15 +264,15 @@ func (p peer) Cancel(id jsonrpc2.ID) {
 type notifier struct{ s *Server }
 
 func (n notifier) Exited(id string, r session.Result) {
-	n.s.notify("session/exited", engine.ExitedEvent(id, r))
+	n.s.notify(protocol.NotifyExited, protocol.ExitedEvent(id, r))
 }
 
 func (n notifier) Waiting(id string, p session.Prompt) {
-	n.s.notify("session/waiting", map[string]any{"sessionId": id, "prompt": p})
+	n.s.notify(protocol.NotifyWaiting, protocol.Waiting{SessionID: id, Prompt: *protocol.PromptOf(&p)})
 }
 
 func (n notifier) Output(id, stream, data string) {
-	n.s.notify("session/output", map[string]any{"sessionId": id, "stream": stream, "data": data})
+	n.s.notify(protocol.NotifyOutput, protocol.Output{SessionID: id, Stream: stream, Data: data})
 }
 
 // watchWrites reports a failed write: the host's end of the output is gone.
@@ -288,10 +287,4 @@ func (w watchWrites) Write(p []byte) (int, error) {
 		w.failed(err)
 	}
 	return n, err
-}
-
-type slogPrinter struct{ log *slog.Logger }
-
-func (p slogPrinter) Printf(format string, args ...any) {
-	p.log.Debug("jsonrpc2", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
 }
