@@ -22,21 +22,22 @@ var (
 // command that is merely slow and silent is never reported waiting.
 func (p *Process) InputState() InputState {
 	v, ok := p.terminalView()
-	switch {
-	case !ok:
+	if !ok {
 		return InputState{}
-	case v.fg <= 0:
-		// No foreground group: the session's leader has ended, and
-		// nothing reads the terminal as the person's program.
-		return InputState{Known: true}
-	case v.unread > 0:
-		// Output the helper has not read yet: a prompt or a page it
-		// ends with would be answered before it is seen. Look again.
-		return InputState{Known: true}
 	}
 	canonical := v.tio.Lflag&unix.ICANON != 0
 	echo := v.tio.Lflag&unix.ECHO != 0
-	st := InputState{Known: true}
+	st := InputState{Known: true, Raw: !canonical}
+	switch {
+	case v.fg <= 0:
+		// No foreground group: the session's leader has ended, and
+		// nothing reads the terminal as the person's program.
+		return st
+	case v.unread > 0:
+		// Output the helper has not read yet: a prompt or a page it
+		// ends with would be answered before it is seen. Look again.
+		return st
+	}
 	for _, pid := range groupMembers(v.fg) {
 		switch blockedOn(pid, v.term) {
 		case blockedRead:
@@ -49,7 +50,6 @@ func (p *Process) InputState() InputState {
 		}
 	}
 	st.Secret = st.Waiting && canonical && !echo
-	st.Raw = !canonical
 	return st
 }
 

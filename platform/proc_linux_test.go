@@ -148,3 +148,28 @@ func TestInputStateWaitsForTheOutputToBeRead(t *testing.T) {
 	}
 	eventually(t, p, "waiting once the prompt is read", func(s InputState) bool { return s.Waiting })
 }
+
+// Unread output does not hide the terminal's mode: a key listener that
+// has just logged a line is still reading keys in raw mode.
+func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
+	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", `stty raw -echo; printf 'GET / (200)\r\n'; sleep 30`), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Kill(SIGKILL, 0)
+		p.Wait()
+		p.Close()
+	})
+	// Nothing reads the output: once it is there, stty has run before it.
+	deadline := time.Now().Add(20 * time.Second)
+	for v, _ := p.terminalView(); v.unread == 0; v, _ = p.terminalView() {
+		if time.Now().After(deadline) {
+			t.Fatal("no output within the watchdog")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := p.InputState(); !st.Known || !st.Raw || st.Waiting {
+		t.Fatalf("with output unread: %+v", st)
+	}
+}

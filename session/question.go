@@ -23,8 +23,10 @@ type rawRead struct {
 //   - a line that names keys to press for an action ("press h to show
 //     help", "Hit CTRL-C to stop") belongs to a listener;
 //   - a command that prints while it reads is serving, not asking;
-//   - a line that merely ends the way prompts do (":", ">", ")") is a
-//     question once the command has read keys in silence for patience.
+//   - a line that ends as an input prompt does (":", ">", "$", "#") is a
+//     question once the command has read keys in silence for patience;
+//     a line ending in a bracket is more often a log line ("GET / (200)",
+//     "[vite] hmr update") than a prompt.
 func (r rawRead) question(patience time.Duration) bool {
 	line := strings.TrimSpace(r.line)
 	switch {
@@ -35,7 +37,7 @@ func (r rawRead) question(patience time.Duration) bool {
 	case shortcutHint.MatchString(line) && !strings.HasSuffix(line, ":"), r.printed:
 		return false
 	}
-	return r.quiet >= patience && endsLikePrompt(line)
+	return r.quiet >= patience && strings.ContainsAny(line[len(line)-1:], ":>$#")
 }
 
 var (

@@ -28,6 +28,8 @@ func TestQuestionOrShortcutListener(t *testing.T) {
 		{"a quit hint", rawRead{line: "Press q to quit.", quiet: long}, false},
 		{"a server's address", rawRead{line: "  ➜  Local:   http://localhost:5173/", quiet: long}, false},
 		{"a log line that ends like a prompt", rawRead{line: "[vite] page reload src/App.tsx (x2)", printed: true, quiet: long}, false},
+		{"a log line seen as the read began", rawRead{line: "GET /index.html (200)", quiet: long}, false},
+		{"a REPL's prompt, long unanswered", rawRead{line: ">", quiet: long}, true},
 		{"nothing on the line", rawRead{line: "   ", quiet: long}, false},
 		{"a password mentioned in a banner", rawRead{line: "The admin password is in admin.txt", quiet: long}, false},
 

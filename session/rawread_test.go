@@ -20,7 +20,7 @@ func TestRawReadsOverTime(t *testing.T) {
 		logs       bool
 		want       bool
 	}{
-		{"a listener that logs", "GET /index.html (200)", true, false},
+		{"a listener that logs", "request from 127.0.0.1:", true, false},
 		{"a silent prompt", "Name:", false, true},
 	} {
 		sp := spec("printf '" + c.line + "\\n'; sleep 30")

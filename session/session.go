@@ -62,9 +62,10 @@ type Session struct {
 	handed     bool // an alive answer named this session to the host
 	lastWrite  time.Time
 	lastOutput time.Time
-	// rawSince is when the terminal was first seen in raw mode, since it
-	// last was in line mode or got input: a program that reads keys stays
-	// in raw mode, though the kernel sees it blocked only between events.
+	// rawSince is when the command was first seen reading keys in raw
+	// mode, with all it had printed read, since the terminal was last in
+	// line mode or got input: a program that reads keys stays in raw mode,
+	// though the kernel shows it blocked only between events.
 	rawSince time.Time
 
 	screenGen     uint64    // the cleaner's generation at the last look
@@ -76,6 +77,7 @@ type Session struct {
 	done        chan struct{}  // closed once exited and drained
 	monitorDone chan struct{}  // closed when the monitor has returned
 	readers     atomic.Int32   // output readers still reading
+	inflight    atomic.Int32   // chunks read from the command, not yet taken in
 	drained     chan struct{}  // closed by the last reader to finish
 	wg          sync.WaitGroup // every goroutine of the session
 }
@@ -132,6 +134,7 @@ func (s *Session) read(st *stream, r io.Reader) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
+			s.inflight.Add(1)
 			s.mu.Lock()
 			st.write(buf[:n], s.m.streamOutput.Load())
 			s.observeLocked(st)
@@ -141,6 +144,7 @@ func (s *Session) read(st *stream, r io.Reader) {
 				s.outputSeen = nil
 			}
 			s.mu.Unlock()
+			s.inflight.Add(-1)
 		}
 		if err != nil {
 			s.mu.Lock()
@@ -275,6 +279,11 @@ func (s *Session) checkInput() {
 		return
 	}
 	in := s.proc.InputState()
+	if s.inflight.Load() > 0 {
+		// Output read but not taken in yet: its prompt or page is not
+		// on the screen the answer would show. Look again.
+		return
+	}
 	if p := s.updateWaiting(in); p != nil {
 		s.m.notify.Waiting(s.id, *p)
 	}
@@ -335,16 +344,14 @@ func (s *Session) waitingLocked(in platform.InputState, now time.Time) bool {
 	switch {
 	case !in.Raw:
 		s.rawSince = time.Time{}
-	case s.rawSince.IsZero():
+	case in.Waiting && s.rawSince.IsZero():
 		s.rawSince = now
 	}
 	if !in.Waiting || !s.spec.Background || !in.Raw {
 		return in.Waiting
 	}
 	// A server reading keys in raw mode may be listening for shortcuts.
-	// What it printed counts from a poll after raw mode was first seen:
-	// the output reader may lag behind the look at the terminal.
-	r := rawRead{line: s.out.clean.LastLine(), printed: s.lastOutput.Sub(s.rawSince) > pollInterval,
+	r := rawRead{line: s.out.clean.LastLine(), printed: s.lastOutput.After(s.rawSince),
 		quiet: now.Sub(later(s.rawSince, s.lastOutput))}
 	return r.question(s.m.cfg.QuietPrompt)
 }
@@ -375,14 +382,6 @@ func LooksLikePrompt(line string) bool {
 		if strings.Contains(lower, s) {
 			return true
 		}
-	}
-	return endsLikePrompt(line)
-}
-
-// endsLikePrompt tells whether a line, trimmed, ends the way prompts do.
-func endsLikePrompt(line string) bool {
-	if line == "" {
-		return false
 	}
 	switch line[len(line)-1] {
 	case ':', '?', '>', '$', '#', ']', ')':
