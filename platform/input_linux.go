@@ -34,8 +34,7 @@ func (p *Process) InputState() InputState {
 		// nothing reads the terminal as the person's program.
 		return st
 	case v.unread > 0:
-		// Output the helper has not read yet: a prompt or a page it
-		// ends with would be answered before it is seen. Look again.
+		st.Unread = true
 		return st
 	}
 	for _, pid := range groupMembers(v.fg) {

@@ -169,7 +169,7 @@ func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if st := p.InputState(); !st.Known || !st.Raw || st.Waiting {
+	if st := p.InputState(); !st.Known || !st.Raw || st.Waiting || !st.Unread {
 		t.Fatalf("with output unread: %+v", st)
 	}
 }

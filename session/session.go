@@ -279,9 +279,10 @@ func (s *Session) checkInput() {
 		return
 	}
 	in := s.proc.InputState()
-	if s.inflight.Load() > 0 {
-		// Output read but not taken in yet: its prompt or page is not
-		// on the screen the answer would show. Look again.
+	if in.Unread || s.inflight.Load() > 0 {
+		// Output not read, or read but not taken in yet: the prompt or
+		// page it ends with is not on the screen an answer would show.
+		// Nothing changes until the next look.
 		return
 	}
 	if p := s.updateWaiting(in); p != nil {
