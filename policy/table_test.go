@@ -3,6 +3,7 @@ package policy
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -17,9 +18,22 @@ const (
 // testPolicy is a policy with the table's fixed root, home and config dir.
 func testPolicy(t testing.TB, cfg config.Config) *Policy {
 	t.Helper()
-	t.Setenv("HOME", testHome)
-	t.Setenv("TERMHELPER_CONFIG_DIR", testHome+"/.config/termhelper")
+	setHome(t, testHome)
 	return New(cfg, testRoot, nil)
+}
+
+// setHome makes home the user's home folder, with the termhelper folder in
+// home/.config, on every system: Windows reads %USERPROFILE%, and keeps
+// the termhelper folder in %AppData% (TERMHELPER_CONFIG_DIR would be made
+// absolute there, gaining a drive the table's paths do not have).
+func setHome(t testing.TB, home string) {
+	t.Setenv("HOME", home)
+	t.Setenv("TERMHELPER_CONFIG_DIR", home+"/.config/termhelper")
+	if runtime.GOOS == "windows" {
+		t.Setenv("USERPROFILE", home)
+		t.Setenv("AppData", home+"/.config")
+		t.Setenv("TERMHELPER_CONFIG_DIR", "")
+	}
 }
 
 type tableCase struct {
