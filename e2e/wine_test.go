@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -171,11 +172,18 @@ func TestWineTimeoutKillsTheTree(t *testing.T) {
 	t.Parallel()
 	w := wineFor(t)
 	c := startWine(t, "ndjson", t.TempDir(), cmdShell)
-	mark, command := w.childCommand("tree")
-	r := c.exec(map[string]any{"command": command, "mode": "pipes", "timeoutMs": 3000})
-	assert.True(t, r.TimedOut, "%+v", r)
-	assert.Contains(t, r.Output, "sleeping", "the grandchild ran")
-	noneLeft(t, mark)
+	// The tree must be up before the timeout strikes; on a slow machine it
+	// may not be within a short one, so the timeout doubles until it is.
+	for timeout := 2000; ; timeout *= 2 {
+		mark, command := w.childCommand("tree")
+		r := c.exec(map[string]any{"command": command, "mode": "pipes", "timeoutMs": timeout})
+		assert.True(t, r.TimedOut, "%+v", r)
+		noneLeft(t, mark)
+		if strings.Contains(r.Output, "tree ") {
+			return // a grandchild was started, and the timeout ended it
+		}
+		require.Less(t, timeout, int(watchdog/time.Millisecond), "the tree never came up: %q", r.Output)
+	}
 }
 
 // background starts the child in mode in the background, answered once it
