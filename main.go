@@ -20,14 +20,15 @@ import (
 
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/engine"
-	"github.com/termhelper/termhelper/mcp"
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
+	"github.com/termhelper/termhelper/sandbox"
 	"github.com/termhelper/termhelper/session"
 	"github.com/termhelper/termhelper/spill"
 	"github.com/termhelper/termhelper/trash"
 	"github.com/termhelper/termhelper/version"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // versionFile is the VERSION file, the one source of the version number:
@@ -55,7 +56,7 @@ type flags struct {
 
 func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.root, "root", "", "project root: every command runs inside it (default: the current directory)")
-	fs.StringVar(&f.config, "config", "", "TOML config file (default: .termhelper.toml at the root, else the user's config folder)")
+	fs.StringVar(&f.config, "config", "", "the user's TOML config file (default: config.toml in the user's config folder); the root's .termhelper.toml goes over it and may only narrow it")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 }
 
@@ -65,6 +66,9 @@ func run(args []string) int {
 	}
 	if len(args) > 0 && args[0] == platform.LoginEnvCommand {
 		return platform.ServeLoginEnv(args[1:])
+	}
+	if len(args) > 0 && args[0] == sandbox.Command {
+		return sandbox.Serve(args[1:])
 	}
 	fs := flag.NewFlagSet("termhelper", flag.ContinueOnError)
 	var f flags
@@ -86,16 +90,11 @@ func run(args []string) int {
 		fmt.Println(version.String())
 		return 0
 	}
-	framing, err := rpc.ParseFraming(f.framing)
+	framing, err := wire.ParseFraming(f.framing)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return 2
 	}
-	eng, log, cleanup, afterFirst, code := setup(f)
-	if eng == nil {
-		return code
-	}
-	defer cleanup()
 	if f.cpuprofile != "" {
 		stopProfile, err := startCPUProfile(f.cpuprofile)
 		if err != nil {
@@ -104,23 +103,26 @@ func run(args []string) int {
 		}
 		defer stopProfile()
 	}
+	if f.mcp {
+		return serveMCP(f)
+	}
+	eng, log, cleanup, afterFirst, code := setup(f)
+	if eng == nil {
+		return code
+	}
+	defer cleanup()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	ctx = platform.WatchHangup(ctx, os.Stdout)
-	if err := serve(ctx, f, framing, eng, log, afterFirst); err != nil {
+	if err := serve(ctx, framing, eng, log, afterFirst); err != nil {
 		log.Error("serve", "err", err)
 	}
 	return 0
 }
 
-// serve runs the front end the flags chose over the engine.
-func serve(ctx context.Context, f flags, framing rpc.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
-	opts := rpc.Options{Log: log, AfterFirst: afterFirst}
-	if f.mcp {
-		// MCP's stdio transport is a JSON message per line.
-		opts.Front, framing = mcp.Front(eng, version.Number()), rpc.NDJSON
-	}
-	return rpc.New(eng, opts).Serve(ctx, stdio{}, framing)
+// serve runs the native front end over the engine.
+func serve(ctx context.Context, framing wire.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
+	return rpc.New(eng, rpc.Options{Log: log, AfterFirst: afterFirst}).Serve(ctx, stdio{}, framing)
 }
 
 // setup loads the root and the config and builds the engine, with a
@@ -141,12 +143,28 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
 	}
-	cfg, err := config.Load(f.config, root)
+	eng, cleanup, afterFirst, err := open(f, root, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
 	}
+	return eng, log, cleanup, afterFirst, 0
+}
+
+// open loads the config for root and builds its engine, with a cleanup to
+// run after it and the work to start after the first answer.
+func open(f flags, root string, log *slog.Logger) (*engine.Engine, func(), func(), error) {
+	cfg, err := config.Load(f.config, root)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 	platform.Init()
+	if why := platform.Containment(); why != "" {
+		log.Warn(why)
+	}
 	opts := engine.Options{Root: root, Config: cfg, Log: log}
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = session.StateDir(cache, root)
@@ -164,7 +182,7 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		}
 		housekeeping(opts.TrashDir, log)
 	}
-	return engine.New(opts), log, login.close, afterFirst, 0
+	return engine.New(opts), login.close, afterFirst, nil
 }
 
 // allowStore opens the persisted "always" list; without it, approvals

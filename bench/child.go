@@ -36,6 +36,8 @@ func runChild(args []string) int {
 		return childGen(*size)
 	case "tick":
 		return childTick(*every, *total)
+	case "egress":
+		return childEgress()
 	}
 	return 2
 }

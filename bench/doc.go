@@ -1,7 +1,7 @@
 // Command bench measures termhelper against the physical floor of the
 // machine it runs on, in the same run: start-up, round trip, exit and
-// prompt detection, big output, throughput, many sessions at once, and the
-// cleaner alone. It drives the built binary over its real protocol, the
+// prompt detection, big output, throughput, many sessions at once, the
+// cleaner alone, and downloads through the egress proxy. It drives the built binary over its real protocol, the
 // way a host does, and prints a Markdown table of the floor, termhelper
 // and their ratio next to each target.
 //

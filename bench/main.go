@@ -50,6 +50,7 @@ var sections = []section{
 	{"cleaner", benchCleaner},
 	{"diagnostics", benchDiag},
 	{"mask", benchMask},
+	{"egress", benchEgress},
 }
 
 func main() {

@@ -136,9 +136,9 @@ func (e *Engine) Root() string { return e.opts.Root }
 
 // Limits are the caps commands run under.
 type Limits struct {
-	TimeoutMs      int `json:"timeoutMs"`
-	MaxStreamChars int `json:"maxStreamChars"`
-	MaxLineChars   int `json:"maxLineChars"`
+	TimeoutMs      int
+	MaxStreamChars int
+	MaxLineChars   int
 }
 
 // Limits returns the caps commands run under.
@@ -149,10 +149,10 @@ func (e *Engine) Limits() Limits {
 
 // Platform describes where commands run.
 type Platform struct {
-	OS    string `json:"os"`
-	Arch  string `json:"arch"`
-	Shell string `json:"shell"`
-	PTY   string `json:"pty"`
+	OS    string
+	Arch  string
+	Shell string
+	PTY   string
 }
 
 // Platform returns where commands run.

@@ -12,33 +12,38 @@ import (
 
 // RunParams are a command to run (PROTOCOL.md section 3).
 type RunParams struct {
-	Command    string             `json:"command"`
-	Cwd        string             `json:"cwd"`
-	Env        map[string]*string `json:"env"`
-	Mode       string             `json:"mode"` // "pty" (default) or "pipes"
-	Background bool               `json:"background"`
-	TimeoutMs  *int64             `json:"timeoutMs"`
-	YieldMs    *int64             `json:"yieldMs"`
-	Stderr     string             `json:"stderr"` // "merged" (default) or "separate"
-	Stdin      *string            `json:"stdin"`
-	Cols       int                `json:"cols"`
-	Rows       int                `json:"rows"`
+	Command    string
+	Cwd        string
+	Env        map[string]*string
+	Mode       string // "pty" (default) or "pipes"
+	Background bool
+	TimeoutMs  *int64
+	YieldMs    *int64
+	Stderr     string // "merged" (default) or "separate"
+	Stdin      *string
+	Cols       int
+	Rows       int
 	// ReadyPattern (RE2) and ReadyPort make a background command answer
 	// as soon as it is ready: a line of its output matches, or the port
 	// accepts connections on loopback. Its yield then defaults to 30 s.
-	ReadyPattern string `json:"readyPattern"`
-	ReadyPort    int    `json:"readyPort"`
+	ReadyPattern string
+	ReadyPort    int
+	// Started, if set, learns the session's id once the command runs,
+	// before its first answer (a front end's progress reports use it).
+	Started func(id string)
 }
 
 // Run judges a command, asks the host when it must, starts it and returns
-// its first answer: finished, or alive with a session id. A cancelled ctx
-// ends the wait for an approval or an answer, not the command.
+// its first answer: finished, or alive with a session id. A ctx cancelled
+// before that answer (the host gave up on the request) withdraws the
+// approval question, ends the command's whole tree and returns
+// ErrCancelled: a stopped turn leaves nothing running.
 func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 	spec, yield, err := e.buildSpec(p)
 	if err != nil {
 		return session.Result{}, err
 	}
-	if err := e.approve(ctx, p.Command, spec.Dir); err != nil {
+	if err := e.approve(ctx, p.Command, spec.Dir, p.Env); err != nil {
 		return session.Result{}, err
 	}
 	sess, err := e.mgr.Start(spec)
@@ -46,12 +51,25 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 		return session.Result{}, err
 	}
 	e.log.Info("started", "session", sess.ID(), "command", p.Command, "cwd", spec.Dir)
+	if p.Started != nil {
+		p.Started(sess.ID())
+	}
 	// An explicit yieldMs of 0 answers at once; no yieldMs on a
 	// foreground command waits for its end or a prompt.
 	now := p.YieldMs != nil && *p.YieldMs == 0
 	ready := spec.ReadyPattern != nil || spec.ReadyPort > 0
-	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now, UntilReady: ready, Done: ctx.Done()}), nil
+	r := sess.Answer(session.AnswerOpts{Yield: yield, Now: now, UntilReady: ready, Done: ctx.Done()})
+	if ctx.Err() != nil && r.Exit == nil {
+		e.log.Info("request cancelled: ending its command", "session", sess.ID())
+		sess.Kill(platform.SIGTERM, cancelGrace)
+		return session.Result{}, ErrCancelled
+	}
+	return r, nil
 }
+
+// cancelGrace is how long a cancelled command has between SIGTERM and
+// SIGKILL.
+const cancelGrace = 2 * time.Second
 
 func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 	if err := checkRun(&p); err != nil {
@@ -88,21 +106,21 @@ func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 // checkRun refuses bad values, naming the field, and fills the defaults.
 func checkRun(p *RunParams) error {
 	if strings.TrimSpace(p.Command) == "" {
-		return errParams(`field "command" is required and must not be empty`)
+		return errParams("field %q is required and must not be empty", FieldCommand)
 	}
 	if strings.ContainsRune(p.Command, 0) {
-		return errParams(`field "command" must not contain a NUL character`)
+		return errParams("field %q must not contain a NUL character", FieldCommand)
 	}
-	if err := oneOf("mode", p.Mode, "pty", "pipes"); err != nil {
+	if err := oneOf(FieldMode, p.Mode, "pty", "pipes"); err != nil {
 		return err
 	}
-	if err := oneOf("stderr", p.Stderr, "merged", "separate"); err != nil {
+	if err := oneOf(FieldStderr, p.Stderr, "merged", "separate"); err != nil {
 		return err
 	}
-	if err := checkRange("timeoutMs", p.TimeoutMs); err != nil {
+	if err := checkRange(FieldTimeoutMs, p.TimeoutMs); err != nil {
 		return err
 	}
-	if err := checkRange("yieldMs", p.YieldMs); err != nil {
+	if err := checkRange(FieldYieldMs, p.YieldMs); err != nil {
 		return err
 	}
 	if err := checkReady(p); err != nil {
@@ -118,18 +136,18 @@ func checkReady(p *RunParams) error {
 		return nil
 	}
 	if !p.Background {
-		return errParams(`fields "readyPattern" and "readyPort" need "background": true`)
+		return errParams("fields %q and %q need %q: true", FieldReadyPattern, FieldReadyPort, FieldBackground)
 	}
 	if _, err := regexp.Compile(p.ReadyPattern); err != nil {
-		return errParams(`field "readyPattern" is not a valid regular expression: %v`, err)
+		return errParams("field %q is not a valid regular expression: %v", FieldReadyPattern, err)
 	}
 	if p.ReadyPort < 0 || p.ReadyPort > 65535 {
-		return errParams(`field "readyPort" must be between 1 and 65535`)
+		return errParams("field %q must be between 1 and 65535", FieldReadyPort)
 	}
 	return nil
 }
 
-func oneOf(field, v string, allowed ...string) error {
+func oneOf(field Field, v string, allowed ...string) error {
 	if v == "" {
 		return nil
 	}
@@ -144,7 +162,7 @@ func oneOf(field, v string, allowed ...string) error {
 // maxMs bounds every duration a host may ask for: a day.
 const maxMs = int64(24 * time.Hour / time.Millisecond)
 
-func checkRange(field string, v *int64) error {
+func checkRange(field Field, v *int64) error {
 	if v != nil && (*v < 0 || *v > maxMs) {
 		return errParams("field %q must be between 0 and %d", field, maxMs)
 	}
@@ -154,7 +172,7 @@ func checkRange(field string, v *int64) error {
 // checkSize fills a terminal size left at zero and refuses one out of range.
 func checkSize(cols, rows *int) error {
 	if *cols < 0 || *rows < 0 || *cols > 10000 || *rows > 10000 {
-		return errParams(`fields "cols" and "rows" must be between 1 and 10000`)
+		return errParams("fields %q and %q must be between 1 and 10000", FieldCols, FieldRows)
 	}
 	if *cols == 0 {
 		*cols = 160

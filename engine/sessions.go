@@ -10,10 +10,10 @@ import (
 
 // WriteParams send input to a session (session/write).
 type WriteParams struct {
-	SessionID string `json:"sessionId"`
-	Input     string `json:"input"`
-	Secret    bool   `json:"secret"` // never logged, masked wherever echoed back
-	YieldMs   *int64 `json:"yieldMs"`
+	SessionID string
+	Input     string
+	Secret    bool // never logged, masked wherever echoed back
+	YieldMs   *int64
 }
 
 // defaultWriteYield is how long a write waits for the command's reaction
@@ -22,7 +22,7 @@ const defaultWriteYield = 2 * time.Second
 
 // Write sends input to a session and answers with its reaction.
 func (e *Engine) Write(ctx context.Context, p WriteParams) (session.Result, error) {
-	if err := checkRange("yieldMs", p.YieldMs); err != nil {
+	if err := checkRange(FieldYieldMs, p.YieldMs); err != nil {
 		return session.Result{}, err
 	}
 	sess, err := e.session(p.SessionID)
@@ -38,15 +38,24 @@ func (e *Engine) Write(ctx context.Context, p WriteParams) (session.Result, erro
 	if p.YieldMs != nil {
 		yield = ms(*p.YieldMs)
 	}
-	return sess.Answer(session.AnswerOpts{Yield: yield, Now: yield == 0, Done: ctx.Done()}), nil
+	return waited(ctx, sess.Answer(session.AnswerOpts{Yield: yield, Now: yield == 0, Done: ctx.Done()}))
+}
+
+// waited is the answer of a wait on a session, or ErrCancelled when the
+// host gave up on it: only the wait ends, the session goes on.
+func waited(ctx context.Context, r session.Result) (session.Result, error) {
+	if ctx.Err() != nil {
+		return session.Result{}, ErrCancelled
+	}
+	return r, nil
 }
 
 // ReadParams ask a session for its news (session/read).
 type ReadParams struct {
-	SessionID string `json:"sessionId"`
-	YieldMs   *int64 `json:"yieldMs"`  // long-poll; absent: a plain poll
-	Until     string `json:"until"`    // "", "exit", "stable"
-	StableMs  *int64 `json:"stableMs"` // until "stable": how long unchanged (1000)
+	SessionID string
+	YieldMs   *int64 // long-poll; absent: a plain poll
+	Until     string // "", "exit", "stable"
+	StableMs  *int64 // until "stable": how long unchanged (1000)
 }
 
 // defaultStable is how long the screen must stay unchanged for until
@@ -56,13 +65,13 @@ const defaultStable = time.Second
 // Read answers with a session's news: at once, at its next output, or at
 // the event Until names, whichever the params ask for.
 func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error) {
-	if err := oneOf("until", p.Until, "exit", "stable"); err != nil {
+	if err := oneOf(FieldUntil, p.Until, "exit", "stable"); err != nil {
 		return session.Result{}, err
 	}
-	if err := checkRange("yieldMs", p.YieldMs); err != nil {
+	if err := checkRange(FieldYieldMs, p.YieldMs); err != nil {
 		return session.Result{}, err
 	}
-	if err := checkRange("stableMs", p.StableMs); err != nil {
+	if err := checkRange(FieldStableMs, p.StableMs); err != nil {
 		return session.Result{}, err
 	}
 	sess, err := e.session(p.SessionID)
@@ -84,14 +93,14 @@ func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error)
 	case p.Until == "":
 		o.Now = true // a plain poll
 	}
-	return sess.Answer(o), nil
+	return waited(ctx, sess.Answer(o))
 }
 
 // KillParams end a session's tree (session/kill).
 type KillParams struct {
-	SessionID string `json:"sessionId"`
-	Signal    string `json:"signal"`  // SIGTERM (default), SIGINT, SIGHUP, SIGKILL
-	GraceMs   *int64 `json:"graceMs"` // then SIGKILL; default 2000
+	SessionID string
+	Signal    string // SIGTERM (default), SIGINT, SIGHUP, SIGKILL
+	GraceMs   *int64 // then SIGKILL; default 2000
 }
 
 // Kill ends a session's whole tree and returns its finished answer.
@@ -100,10 +109,10 @@ func (e *Engine) Kill(ctx context.Context, p KillParams) (session.Result, error)
 	if p.Signal != "" {
 		var ok bool
 		if sig, ok = platform.ParseSignal(p.Signal); !ok {
-			return session.Result{}, errParams(`field "signal" must be one of SIGTERM, SIGINT, SIGHUP, SIGKILL, not %q`, p.Signal)
+			return session.Result{}, errParams("field %q must be one of SIGTERM, SIGINT, SIGHUP, SIGKILL, not %q", FieldSignal, p.Signal)
 		}
 	}
-	if err := checkRange("graceMs", p.GraceMs); err != nil {
+	if err := checkRange(FieldGraceMs, p.GraceMs); err != nil {
 		return session.Result{}, err
 	}
 	grace := 2 * time.Second
@@ -132,7 +141,7 @@ func (e *Engine) List() []session.Info { return e.mgr.List() }
 // Resize sets a session's terminal size.
 func (e *Engine) Resize(id string, cols, rows int) error {
 	if cols < 1 || rows < 1 || cols > 10000 || rows > 10000 {
-		return errParams(`fields "cols" and "rows" must be between 1 and 10000`)
+		return errParams("fields %q and %q must be between 1 and 10000", FieldCols, FieldRows)
 	}
 	sess, err := e.session(id)
 	if err != nil {
@@ -157,7 +166,7 @@ func (e *Engine) Screen(id string) (Screen, error) {
 
 func (e *Engine) session(id string) (*session.Session, error) {
 	if id == "" {
-		return nil, errParams(`field "sessionId" is required`)
+		return nil, errParams("field %q is required", FieldSessionID)
 	}
 	return e.mgr.Get(id)
 }

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"io"
 	"strings"
+
+	"github.com/termhelper/termhelper/sandbox"
 )
 
 // ErrUnsupported is returned where an operating system cannot do a thing yet.
@@ -31,6 +33,10 @@ type Spec struct {
 	// environment) so its whole tree can be found even after a process
 	// leaves the session or process group.
 	Tag string
+
+	// Sandbox confines the command as the plan says; nil runs it
+	// unconfined. Windows refuses a plan: it has no sandbox yet.
+	Sandbox *sandbox.Plan
 }
 
 // Exit is how a process ended.
@@ -93,7 +99,12 @@ type Process struct {
 
 	initial initialInput
 	sys     sysProcess
+	guard   *sandbox.Guard // nil when unconfined
 }
+
+// Denied lists what the sandbox refused the command so far (nil when it
+// runs unconfined).
+func (p *Process) Denied() []sandbox.Denial { return p.guard.Denied() }
 
 // initialInput is Spec.Stdin and where it goes, for WriteInitial.
 type initialInput struct {

@@ -5,22 +5,29 @@ import (
 	"encoding/json"
 
 	"github.com/termhelper/termhelper/engine"
-	"github.com/termhelper/termhelper/trash"
+	"github.com/termhelper/termhelper/protocol"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // approver asks the host with approval/request (PROTOCOL.md section 7).
 type approver struct{ s *Server }
 
 func (a approver) Approve(ctx context.Context, req engine.ApprovalRequest) (engine.Decision, error) {
-	var answer struct {
-		Decision engine.Decision `json:"decision"`
-	}
+	var answer protocol.ApprovalResult
+	params := protocol.ApprovalParams{Command: req.Command, ExactCommand: req.ExactCommand, Cwd: req.Cwd, Reasons: req.Reasons}
 	// No lifetime cap while a person decides; the host going away, or its
 	// input ending, counts as deny.
-	if err := peer(a).Call(ctx, "approval/request", req, &answer); err != nil {
+	var id wire.ID
+	err := a.s.call(ctx, protocol.MethodApproval, params, &answer, func(sent wire.ID) { id = sent })
+	if ctx.Err() != nil {
+		// The request that asked was cancelled: the host's dialog is
+		// withdrawn, not left open for an answer nobody waits for.
+		a.s.notify(protocol.MethodCancel, protocol.CancelParams{ID: id})
+	}
+	if err != nil {
 		return engine.Deny, err
 	}
-	return answer.Decision, nil
+	return engine.Decision(answer.Decision), nil
 }
 
 // closing returns a context that also ends once no answer can come from
@@ -38,10 +45,7 @@ func (s *Server) closing(parent context.Context) context.Context {
 }
 
 func (s *Server) policyCheck(_ context.Context, raw *json.RawMessage) (any, error) {
-	var p struct {
-		Command *string `json:"command"`
-		Cwd     string  `json:"cwd"`
-	}
+	var p protocol.CheckParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
 	}
@@ -52,7 +56,7 @@ func (s *Server) policyCheck(_ context.Context, raw *json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"decision": v.Decision, "reasons": v.Reasons}, nil
+	return protocol.CheckResult{Decision: string(v.Decision), Reasons: v.Reasons}, nil
 }
 
 func (s *Server) trashList(context.Context, *json.RawMessage) (any, error) {
@@ -60,22 +64,15 @@ func (s *Server) trashList(context.Context, *json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []map[string]any{}
+	out := protocol.TrashList{Entries: []protocol.TrashEntry{}}
 	for _, e := range entries {
-		out = append(out, trashWire(e))
+		out.Entries = append(out.Entries, protocol.TrashEntryOf(e))
 	}
-	return map[string]any{"entries": out}, nil
-}
-
-func trashWire(e trash.Entry) map[string]any {
-	return map[string]any{"id": e.ID, "originalPath": e.OriginalPath, "time": e.Time,
-		"command": e.Command, "size": e.Size, "isDir": e.IsDir}
+	return out, nil
 }
 
 func (s *Server) trashRestore(_ context.Context, raw *json.RawMessage) (any, error) {
-	var p struct {
-		ID *string `json:"id"`
-	}
+	var p protocol.RestoreParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
 	}
@@ -86,5 +83,5 @@ func (s *Server) trashRestore(_ context.Context, raw *json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return trashWire(e), nil
+	return protocol.TrashEntryOf(e), nil
 }

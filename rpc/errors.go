@@ -4,74 +4,106 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/sourcegraph/jsonrpc2"
+	"reflect"
+	"strings"
 
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/platform"
+	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/wire"
 )
 
-// Application error codes (PROTOCOL.md section 10).
+// Application error codes (PROTOCOL.md section 10), as tests and hosts in
+// Go name them.
 const (
-	CodeNoSession         = -32001
-	CodeOutsideRoot       = -32002
-	CodeBlocked           = -32003
-	CodeNotApproved       = -32004
-	CodeStartFailed       = -32005
-	CodeTooMany           = -32006
-	CodeShutDown    int64 = jsonrpc2.CodeInvalidRequest
+	CodeNoSession         = protocol.CodeNoSession
+	CodeOutsideRoot       = protocol.CodeOutsideRoot
+	CodeBlocked           = protocol.CodeBlocked
+	CodeNotApproved       = protocol.CodeNotApproved
+	CodeStartFailed       = protocol.CodeStartFailed
+	CodeTooMany           = protocol.CodeTooMany
+	CodeShutDown    int64 = wire.CodeInvalidRequest
 )
 
 // errParams is an invalid-params error naming the field.
-func errParams(format string, args ...any) *jsonrpc2.Error {
-	return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "invalid params: " + fmt.Sprintf(format, args...)}
+func errParams(format string, args ...any) *wire.Error {
+	return &wire.Error{Code: wire.CodeInvalidParams, Message: "invalid params: " + fmt.Sprintf(format, args...)}
 }
 
 // wireError is the one place a Go error becomes a protocol error: a plain
 // error would reach the host as code 0.
-func wireError(err error) *jsonrpc2.Error {
-	var je *jsonrpc2.Error
+func wireError(err error) *wire.Error {
+	var we *wire.Error
 	var pe *engine.ParamError
 	var re *engine.RefusedError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &je):
-		return je
+	case errors.As(err, &we):
+		return we
 	case errors.As(err, &pe):
-		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: pe.Error()}
+		return &wire.Error{Code: wire.CodeInvalidParams, Message: "invalid params: " + pe.Render(fieldName)}
+	case errors.Is(err, engine.ErrCancelled):
+		return &wire.Error{Code: protocol.CodeCancelled, Message: err.Error()}
 	case errors.As(err, &re):
 		return refusedError(re)
 	case errors.Is(err, session.ErrNotFound):
-		return &jsonrpc2.Error{Code: CodeNoSession, Message: err.Error()}
+		return &wire.Error{Code: CodeNoSession, Message: err.Error()}
 	case errors.Is(err, platform.ErrOutsideRoot), errors.Is(err, platform.ErrNotDir):
-		return &jsonrpc2.Error{Code: CodeOutsideRoot, Message: err.Error()}
+		return &wire.Error{Code: CodeOutsideRoot, Message: err.Error()}
 	case errors.Is(err, session.ErrTooMany):
-		return &jsonrpc2.Error{Code: CodeTooMany, Message: err.Error()}
+		return &wire.Error{Code: CodeTooMany, Message: err.Error()}
 	case errors.Is(err, session.ErrClosed):
-		return &jsonrpc2.Error{Code: CodeShutDown, Message: err.Error()}
+		return &wire.Error{Code: CodeShutDown, Message: err.Error()}
 	case errors.Is(err, session.ErrStart):
-		e := &jsonrpc2.Error{Code: CodeStartFailed, Message: err.Error()}
-		e.SetError(map[string]string{"error": errors.Unwrap(err).Error()})
+		e := &wire.Error{Code: CodeStartFailed, Message: err.Error()}
+		e.SetData(protocol.StartFailedData{Error: errors.Unwrap(err).Error()})
 		return e
 	case errors.Is(err, session.ErrFinished), errors.Is(err, session.ErrNoTerminal), errors.Is(err, session.ErrInput):
-		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+		return &wire.Error{Code: wire.CodeInvalidParams, Message: err.Error()}
 	}
-	return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+	return &wire.Error{Code: wire.CodeInternalError, Message: err.Error()}
 }
 
 // refusedError is a command that did not run: blocked, or not approved.
-func refusedError(re *engine.RefusedError) *jsonrpc2.Error {
+func refusedError(re *engine.RefusedError) *wire.Error {
 	code := int64(CodeNotApproved)
 	if re.Blocked {
 		code = CodeBlocked
 	}
-	e := &jsonrpc2.Error{Code: code, Message: re.Msg}
+	e := &wire.Error{Code: code, Message: re.Msg}
 	if len(re.Reasons) > 0 || re.Blocked {
-		e.SetError(map[string]any{"reasons": re.Reasons})
+		e.SetData(protocol.ReasonsData{Reasons: re.Reasons})
 	}
 	return e
+}
+
+// fieldNames are the native names of the engine's fields, read from the
+// params of package protocol, whose Go names are the engine's.
+var fieldNames = jsonNames(protocol.RunParams{}, protocol.WriteParams{}, protocol.ReadParams{},
+	protocol.KillParams{}, protocol.ResizeParams{}, protocol.RestoreParams{})
+
+// fieldName is a field as the native protocol names it.
+func fieldName(f engine.Field) string {
+	if n, ok := fieldNames[string(f)]; ok {
+		return n
+	}
+	return string(f)
+}
+
+// jsonNames maps the Go name of each field of the given structs (and of
+// the structs they embed) to its JSON name.
+func jsonNames(structs ...any) map[string]string {
+	names := map[string]string{}
+	for _, v := range structs {
+		for _, f := range reflect.VisibleFields(reflect.TypeOf(v)) {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && !f.Anonymous {
+				names[f.Name] = name
+			}
+		}
+	}
+	return names
 }
 
 // decodeParams reads params into v, naming the field of a wrong type.

@@ -5,21 +5,13 @@ import (
 	"encoding/json"
 
 	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/session"
 	"github.com/termhelper/termhelper/version"
 )
 
-type initializeParams struct {
-	ClientInfo   *struct{ Name, Version string } `json:"clientInfo"`
-	Capabilities struct {
-		Approval     bool `json:"approval"`
-		OutputStream bool `json:"outputStream"`
-	} `json:"capabilities"`
-	Trusted *bool `json:"trusted"`
-}
-
 func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error) {
-	var p initializeParams
+	var p protocol.InitializeParams
 	if err := decodeParams(raw, &p, false); err != nil {
 		return nil, err
 	}
@@ -31,12 +23,13 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 	if p.ClientInfo != nil {
 		s.log.Info("host", "name", p.ClientInfo.Name, "version", p.ClientInfo.Version)
 	}
-	return map[string]any{
-		"serverInfo":      map[string]string{"name": "termhelper", "version": version.Number()},
-		"protocolVersion": 1,
-		"platform":        s.eng.Platform(),
-		"root":            s.eng.Root(),
-		"limits":          s.eng.Limits(),
+	l, pl := s.eng.Limits(), s.eng.Platform()
+	return protocol.InitializeResult{
+		ServerInfo:      protocol.ServerInfo{Name: "termhelper", Version: version.Number()},
+		ProtocolVersion: protocol.Version,
+		Platform:        protocol.Platform{OS: pl.OS, Arch: pl.Arch, Shell: pl.Shell, PTY: pl.PTY},
+		Root:            s.eng.Root(),
+		Limits:          protocol.Limits{TimeoutMs: l.TimeoutMs, MaxStreamChars: l.MaxStreamChars, MaxLineChars: l.MaxLineChars},
 	}, nil
 }
 
@@ -52,26 +45,28 @@ func (s *Server) exitMethod(context.Context, *json.RawMessage) (any, error) {
 }
 
 func (s *Server) execRun(ctx context.Context, raw *json.RawMessage) (any, error) {
-	var p engine.RunParams
+	var p protocol.RunParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
 	}
 	if s.life.at() >= shutDown {
 		return nil, session.ErrClosed
 	}
-	r, err := s.eng.Run(ctx, p)
+	r, err := s.eng.Run(ctx, runParams(p))
 	if err != nil {
 		return nil, err
 	}
-	return engine.Answer(r), nil
+	return protocol.Answer(r), nil
 }
 
-// sessionParams are the fields every session method has.
-type sessionParams struct {
-	SessionID *string `json:"sessionId"`
+func runParams(p protocol.RunParams) engine.RunParams {
+	return engine.RunParams{Command: p.Command, Cwd: p.Cwd, Env: p.Env, Mode: p.Mode,
+		Background: p.Background, TimeoutMs: p.TimeoutMs, YieldMs: p.YieldMs, Stderr: p.Stderr,
+		Stdin: p.Stdin, Cols: p.Cols, Rows: p.Rows, ReadyPattern: p.ReadyPattern, ReadyPort: p.ReadyPort}
 }
 
-func (p sessionParams) id() (string, error) {
+// sessionID is the session a method names; it is required.
+func sessionID(p protocol.SessionParams) (string, error) {
 	if p.SessionID == nil {
 		return "", errParams(`field "sessionId" is required`)
 	}
@@ -79,16 +74,11 @@ func (p sessionParams) id() (string, error) {
 }
 
 func (s *Server) sessionWrite(ctx context.Context, raw *json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		Input   *string `json:"input"`
-		Secret  bool    `json:"secret"`
-		YieldMs *int64  `json:"yieldMs"`
-	}
+	var p protocol.WriteParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
 	}
-	id, err := p.id()
+	id, err := sessionID(p.SessionParams)
 	if err != nil {
 		return nil, err
 	}
@@ -100,16 +90,11 @@ func (s *Server) sessionWrite(ctx context.Context, raw *json.RawMessage) (any, e
 }
 
 func (s *Server) sessionRead(ctx context.Context, raw *json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		YieldMs  *int64 `json:"yieldMs"`
-		Until    string `json:"until"`
-		StableMs *int64 `json:"stableMs"`
-	}
+	var p protocol.ReadParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
 	}
-	id, err := p.id()
+	id, err := sessionID(p.SessionParams)
 	if err != nil {
 		return nil, err
 	}
@@ -118,27 +103,27 @@ func (s *Server) sessionRead(ctx context.Context, raw *json.RawMessage) (any, er
 }
 
 func (s *Server) sessionScreen(_ context.Context, raw *json.RawMessage) (any, error) {
-	var p sessionParams
+	var p protocol.SessionParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
 	}
-	id, err := p.id()
+	id, err := sessionID(p)
 	if err != nil {
 		return nil, err
 	}
-	return s.eng.Screen(id)
+	sc, err := s.eng.Screen(id)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.ScreenOf(sc), nil
 }
 
 func (s *Server) sessionKill(ctx context.Context, raw *json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		Signal  string `json:"signal"`
-		GraceMs *int64 `json:"graceMs"`
-	}
+	var p protocol.KillParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
 	}
-	id, err := p.id()
+	id, err := sessionID(p.SessionParams)
 	if err != nil {
 		return nil, err
 	}
@@ -150,23 +135,19 @@ func answer(r session.Result, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Answer(r), nil
+	return protocol.Answer(r), nil
 }
 
 func (s *Server) sessionList(context.Context, *json.RawMessage) (any, error) {
-	return map[string]any{"sessions": engine.Rows(s.eng.List())}, nil
+	return protocol.List{Sessions: protocol.Rows(s.eng.List())}, nil
 }
 
 func (s *Server) sessionResize(_ context.Context, raw *json.RawMessage) (any, error) {
-	var p struct {
-		sessionParams
-		Cols int `json:"cols"`
-		Rows int `json:"rows"`
-	}
+	var p protocol.ResizeParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
 	}
-	id, err := p.id()
+	id, err := sessionID(p.SessionParams)
 	if err != nil {
 		return nil, err
 	}

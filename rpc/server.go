@@ -1,47 +1,28 @@
-// Package rpc is termhelper's native face on the wire: framing detection,
-// the method table, parameter checks, and the one place where an engine
-// error becomes a JSON-RPC error. The work itself is the engine's.
+// Package rpc is termhelper's native front end: the method table, the
+// params of package protocol turned into engine calls, and the one place
+// where an engine error becomes a JSON-RPC error. The connection is
+// package wire's; the work is the engine's.
 package rpc
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // Method is one method of a protocol: params in, an answer or an error out.
 type Method func(ctx context.Context, params *json.RawMessage) (any, error)
 
-// Peer is the host as a protocol's methods see it.
-type Peer interface {
-	// Notify sends a notification; it is dropped if the host is gone.
-	Notify(method string, params any)
-	// Call sends a request and waits for its answer, until ctx ends or no
-	// answer can come any more.
-	Call(ctx context.Context, method string, params, result any) error
-	// Cancel ends the wait of the request with this id, if it is in flight.
-	Cancel(id jsonrpc2.ID)
-}
-
-// Front is a protocol served over the connection: it builds the method
-// table over the peer and says where session events go. Its "initialize"
-// is handled in the read loop, like the native one.
-type Front func(p Peer) (map[string]Method, engine.Sink)
-
 // Options configure a Server.
 type Options struct {
-	// Front is the protocol to serve; nil is the native one.
-	Front Front
-	Log   *slog.Logger
+	Log *slog.Logger
 	// AfterFirst runs once, after the first request has been answered:
 	// start-up work that must not delay the answer to initialize (reading
 	// the login shell's environment, pruning old files). Serve waits for
@@ -57,10 +38,10 @@ type Server struct {
 	life *lifecycle
 
 	mu   sync.Mutex
-	conn *jsonrpc2.Conn
+	conn *wire.Conn
 
 	inflight   sync.WaitGroup // requests being handled
-	cancels    map[jsonrpc2.ID]context.CancelFunc
+	cancels    map[wire.ID]context.CancelFunc
 	background sync.WaitGroup // AfterFirst
 	first      sync.Once
 	methods    map[string]Method
@@ -71,27 +52,21 @@ func New(eng *engine.Engine, opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle(), cancels: map[jsonrpc2.ID]context.CancelFunc{}}
-	if opts.Front != nil {
-		var sink engine.Sink
-		s.methods, sink = opts.Front(peer{s})
-		eng.SetSink(sink)
-		return s
-	}
+	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle(), cancels: map[wire.ID]context.CancelFunc{}}
 	s.methods = map[string]Method{
-		"initialize":     s.initialize,
-		"shutdown":       s.shutdownMethod,
-		"exit":           s.exitMethod,
-		"exec/run":       s.execRun,
-		"session/write":  s.sessionWrite,
-		"session/read":   s.sessionRead,
-		"session/kill":   s.sessionKill,
-		"session/list":   s.sessionList,
-		"session/resize": s.sessionResize,
-		"session/screen": s.sessionScreen,
-		"policy/check":   s.policyCheck,
-		"trash/list":     s.trashList,
-		"trash/restore":  s.trashRestore,
+		protocol.MethodInitialize:   s.initialize,
+		protocol.MethodShutdown:     s.shutdownMethod,
+		protocol.MethodExit:         s.exitMethod,
+		protocol.MethodRun:          s.execRun,
+		protocol.MethodWrite:        s.sessionWrite,
+		protocol.MethodRead:         s.sessionRead,
+		protocol.MethodKill:         s.sessionKill,
+		protocol.MethodList:         s.sessionList,
+		protocol.MethodResize:       s.sessionResize,
+		protocol.MethodScreen:       s.sessionScreen,
+		protocol.MethodCheck:        s.policyCheck,
+		protocol.MethodTrashList:    s.trashList,
+		protocol.MethodTrashRestore: s.trashRestore,
 	}
 	eng.SetSink(notifier{s})
 	return s
@@ -101,15 +76,15 @@ func New(eng *engine.Engine, opts Options) *Server {
 // ctx ends (a signal, or the host's end of the output gone). At the end of
 // the host's input it first finishes the requests already received. It
 // then ends every command's process tree and returns.
-func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, f Framing) error {
-	st := newStream(watchWrites{rwc, s.hostGone}, f)
-	st.atEOF = func() { s.inputEnded(ctx) }
-	conn := jsonrpc2.NewConn(ctx, st, s, jsonrpc2.SetLogger(slogPrinter{s.log}))
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, f wire.Framing) error {
+	st := wire.NewStream(watchWrites{rwc, s.hostGone}, f)
+	st.AtEOF = func() { s.inputEnded(ctx) }
+	conn := wire.NewConn(ctx, st, s, s.log)
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
 	select {
-	case <-conn.DisconnectNotify():
+	case <-conn.Done():
 	case <-s.life.exitNow:
 		s.log.Info("exiting")
 	case <-ctx.Done():
@@ -161,16 +136,23 @@ func (s *Server) drain() {
 // request after it however fast they come. Every other request runs in
 // its own goroutine, so that a long exec/run never blocks the next one,
 // counted before it starts so that drain never misses it.
-func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (s *Server) Handle(ctx context.Context, conn *wire.Conn, req *wire.Request) {
 	s.mu.Lock()
 	s.conn = conn // the first message can come before NewConn has returned
 	s.mu.Unlock()
-	if req.Method == "initialize" {
+	switch req.Method {
+	case protocol.MethodInitialize:
 		s.reply(ctx, conn, req)
+		return
+	case protocol.MethodCancel:
+		s.cancelRequest(req)
 		return
 	}
 	s.inflight.Add(1)
-	ctx, cancel := context.WithCancel(ctx)
+	// A request ends on its own, or when the host cancels it: the end of
+	// the connection ends its commands through the engine, never by a
+	// cancellation the host did not ask for.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	if !req.Notif {
 		s.mu.Lock()
 		s.cancels[req.ID] = cancel
@@ -183,7 +165,21 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}()
 }
 
-func (s *Server) forget(req *jsonrpc2.Request, cancel context.CancelFunc) {
+// cancelRequest is $/cancelRequest: the request it names ends its wait
+// (and an exec/run its command) and answers -32800. It runs in the read
+// loop, so that the cancellation is in force before the next message.
+func (s *Server) cancelRequest(req *wire.Request) {
+	var p struct {
+		ID *wire.ID `json:"id"`
+	}
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || p.ID == nil {
+		s.log.Debug("$/cancelRequest without a usable id")
+		return
+	}
+	s.cancel(*p.ID)
+}
+
+func (s *Server) forget(req *wire.Request, cancel context.CancelFunc) {
 	cancel()
 	if !req.Notif {
 		s.mu.Lock()
@@ -192,11 +188,11 @@ func (s *Server) forget(req *jsonrpc2.Request, cancel context.CancelFunc) {
 	}
 }
 
-func (s *Server) reply(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (s *Server) reply(ctx context.Context, conn *wire.Conn, req *wire.Request) {
 	res, err := s.handle(ctx, req)
 	if !req.Notif {
 		if err != nil {
-			conn.ReplyWithError(ctx, req.ID, err)
+			conn.ReplyError(ctx, req.ID, err)
 		} else {
 			conn.Reply(ctx, req.ID, res)
 		}
@@ -215,10 +211,10 @@ func (s *Server) startAfterFirst() {
 	}()
 }
 
-func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
+func (s *Server) handle(ctx context.Context, req *wire.Request) (any, *wire.Error) {
 	m, ok := s.methods[req.Method]
 	if !ok {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}
+		return nil, &wire.Error{Code: wire.CodeMethodNotFound, Message: "method not found: " + req.Method}
 	}
 	res, err := m(ctx, req.Params)
 	if err != nil {
@@ -241,39 +237,37 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
-// peer is the Server as a front end's methods see it.
-type peer struct{ s *Server }
-
-func (p peer) Notify(method string, params any) { p.s.notify(method, params) }
-
-func (p peer) Call(ctx context.Context, method string, params, result any) error {
-	p.s.mu.Lock()
-	conn := p.s.conn
-	p.s.mu.Unlock()
-	return conn.Call(p.s.closing(ctx), method, params, result)
-}
-
-func (p peer) Cancel(id jsonrpc2.ID) {
-	p.s.mu.Lock()
-	cancel := p.s.cancels[id]
-	p.s.mu.Unlock()
+// cancel ends the wait of the request with this id, if it is in flight.
+func (s *Server) cancel(id wire.ID) {
+	s.mu.Lock()
+	cancel := s.cancels[id]
+	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
 }
 
+// call sends a request to the host and waits for its answer, until ctx
+// ends or no answer can come any more; sent learns its id.
+func (s *Server) call(ctx context.Context, method string, params, result any, sent func(wire.ID)) error {
+	s.mu.Lock()
+	conn := s.conn
+	s.mu.Unlock()
+	return conn.Call(s.closing(ctx), method, params, result, sent)
+}
+
 type notifier struct{ s *Server }
 
 func (n notifier) Exited(id string, r session.Result) {
-	n.s.notify("session/exited", engine.ExitedEvent(id, r))
+	n.s.notify(protocol.NotifyExited, protocol.ExitedEvent(id, r))
 }
 
 func (n notifier) Waiting(id string, p session.Prompt) {
-	n.s.notify("session/waiting", map[string]any{"sessionId": id, "prompt": p})
+	n.s.notify(protocol.NotifyWaiting, protocol.Waiting{SessionID: id, Prompt: *protocol.PromptOf(&p)})
 }
 
 func (n notifier) Output(id, stream, data string) {
-	n.s.notify("session/output", map[string]any{"sessionId": id, "stream": stream, "data": data})
+	n.s.notify(protocol.NotifyOutput, protocol.Output{SessionID: id, Stream: stream, Data: data})
 }
 
 // watchWrites reports a failed write: the host's end of the output is gone.
@@ -288,10 +282,4 @@ func (w watchWrites) Write(p []byte) (int, error) {
 		w.failed(err)
 	}
 	return n, err
-}
-
-type slogPrinter struct{ log *slog.Logger }
-
-func (p slogPrinter) Printf(format string, args ...any) {
-	p.log.Debug("jsonrpc2", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/policy"
+	"github.com/termhelper/termhelper/wire"
 )
 
 const watchdog = 30 * time.Second
@@ -63,7 +64,7 @@ func serveConfig(t *testing.T, cfg config.Config, afterFirst func()) *host {
 	h := &host{t: t, conn: a, in: bufio.NewReader(a), done: make(chan struct{}), root: root}
 	go func() {
 		defer close(h.done)
-		srv.Serve(context.Background(), b, NDJSON)
+		srv.Serve(context.Background(), b, wire.NDJSON)
 	}()
 	t.Cleanup(h.close)
 	return h

@@ -1,4 +1,4 @@
-package rpc
+package wire
 
 import (
 	"bufio"
@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Framing is how messages are delimited on the wire.
@@ -53,7 +51,7 @@ const maxHeader = 64 << 10
 // frameError is a message that could not be taken: it is answered on the
 // wire and reading goes on.
 type frameError struct {
-	id   *jsonrpc2.ID
+	id   *ID
 	code int64
 	msg  string
 	// lsp marks an error in what was clearly an LSP message (its header
@@ -65,19 +63,19 @@ type frameError struct {
 func (e *frameError) Error() string { return e.msg }
 
 func parseError(format string, args ...any) *frameError {
-	return &frameError{code: jsonrpc2.CodeParseError, msg: "parse error: " + fmt.Sprintf(format, args...)}
+	return &frameError{code: CodeParseError, msg: "parse error: " + fmt.Sprintf(format, args...)}
 }
 
-// stream is a jsonrpc2.ObjectStream that detects the host's framing,
-// answers malformed messages itself and keeps reading, where the library's
-// own streams would close the connection at the first bad byte.
+// Stream reads and writes whole messages. It detects the host's framing,
+// answers malformed messages itself and keeps reading, where a plain
+// decoder would give up at the first bad byte.
 //
 // In auto mode the framing is detected afresh for every message until one
 // good message (valid JSON, well framed) shows the host's framing, which
 // then holds: garbage before it locks nothing. Garbage is answered with
 // -32700 and skipped to the end of its line, in every mode, and no read
 // holds more than MaxMessage bytes (a header block, maxHeader).
-type stream struct {
+type Stream struct {
 	r *bufio.Reader
 	w io.Writer
 	c io.Closer
@@ -85,19 +83,33 @@ type stream struct {
 	// one, or the one the host's first good message showed (Auto before).
 	mode    Framing
 	framing Framing
-	// atEOF runs when the host's side ends, before the connection closes,
-	// so that answers still in flight reach a host that only half-closed.
-	atEOF func()
+	// AtEOF, if set, runs when the host's side ends, before the
+	// connection closes, so that answers still in flight reach a host that
+	// only half-closed.
+	AtEOF func()
 
 	wmu sync.Mutex
 }
 
-func newStream(rwc io.ReadWriteCloser, f Framing) *stream {
-	return &stream{r: bufio.NewReaderSize(rwc, 64*1024), w: rwc, c: rwc, mode: f, framing: f}
+// NewStream returns a stream over rwc in framing f (Auto: the host's).
+func NewStream(rwc io.ReadWriteCloser, f Framing) *Stream {
+	return &Stream{r: bufio.NewReaderSize(rwc, 64*1024), w: rwc, c: rwc, mode: f, framing: f}
 }
 
 // ReadObject reads the next well-formed message into v.
-func (s *stream) ReadObject(v any) error {
+func (s *Stream) ReadObject(v any) error {
+	return s.read(v)
+}
+
+// Read returns the next well-formed message: a JSON object that is a
+// request, a notification or an answer.
+func (s *Stream) Read() (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := s.read(&raw)
+	return raw, err
+}
+
+func (s *Stream) read(v any) error {
 	for {
 		frame, as, err := s.readFrame()
 		if err == nil {
@@ -110,8 +122,8 @@ func (s *stream) ReadObject(v any) error {
 			}
 			continue
 		}
-		if err != nil && s.atEOF != nil {
-			s.atEOF()
+		if err != nil && s.AtEOF != nil {
+			s.AtEOF()
 		}
 		return err
 	}
@@ -119,9 +131,9 @@ func (s *stream) ReadObject(v any) error {
 
 // take checks a frame read in framing as and decodes it into v. Valid
 // JSON proves the framing: in auto mode it holds from then on.
-func (s *stream) take(frame []byte, as Framing, v any) error {
+func (s *Stream) take(frame []byte, as Framing, v any) error {
 	if !json.Valid(frame) {
-		return &frameError{code: jsonrpc2.CodeParseError, msg: "parse error: the message is not valid JSON", lsp: as == LSP}
+		return &frameError{code: CodeParseError, msg: "parse error: the message is not valid JSON", lsp: as == LSP}
 	}
 	if s.framing == Auto && (frame[0] == '{' || frame[0] == '[') {
 		s.wmu.Lock()
@@ -132,19 +144,19 @@ func (s *stream) take(frame []byte, as Framing, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(frame, v); err != nil {
-		return &frameError{id: messageID(frame), code: jsonrpc2.CodeInvalidRequest, msg: "invalid request: " + err.Error()}
+		return &frameError{id: messageID(frame), code: CodeInvalidRequest, msg: "invalid request: " + err.Error()}
 	}
 	return nil
 }
 
 // WriteObject writes one message in the host's framing.
-func (s *stream) WriteObject(obj any) error {
+func (s *Stream) WriteObject(obj any) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	return s.writeLocked(obj, s.framing)
 }
 
-func (s *stream) writeLocked(obj any, f Framing) error {
+func (s *Stream) writeLocked(obj any, f Framing) error {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return err
@@ -158,17 +170,18 @@ func (s *stream) writeLocked(obj any, f Framing) error {
 	return err
 }
 
-func (s *stream) Close() error { return s.c.Close() }
+func (s *Stream) Close() error { return s.c.Close() }
 
 // writeError answers a message that could not be taken. Before the host's
 // framing is known the answer goes out as a line, which a line-reading
 // host parses and a human at a terminal reads, unless the message was
 // clearly LSP.
-func (s *stream) writeError(fe *frameError) error {
-	var resp any = &jsonrpc2.Response{ID: derefID(fe.id), Error: &jsonrpc2.Error{Code: fe.code, Message: fe.msg}}
+func (s *Stream) writeError(fe *frameError) error {
+	e := &Error{Code: fe.code, Message: fe.msg}
+	var resp any = errorAnswer{ID: fe.id, Error: e, JSONRPC: "2.0"}
 	if fe.id == nil {
 		// JSON-RPC answers an unreadable message with a null id.
-		resp = map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": fe.code, "message": fe.msg}}
+		resp = nullIDAnswer{Error: e, JSONRPC: "2.0"}
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -179,15 +192,22 @@ func (s *stream) writeError(fe *frameError) error {
 	return s.writeLocked(resp, f)
 }
 
-func derefID(id *jsonrpc2.ID) jsonrpc2.ID {
-	if id == nil {
-		return jsonrpc2.ID{}
-	}
-	return *id
+// errorAnswer and nullIDAnswer answer a message that could not be taken,
+// with and without its id.
+type errorAnswer struct {
+	ID      *ID    `json:"id"`
+	Error   *Error `json:"error"`
+	JSONRPC string `json:"jsonrpc"`
+}
+
+type nullIDAnswer struct {
+	Error   *Error `json:"error"`
+	ID      *ID    `json:"id"`
+	JSONRPC string `json:"jsonrpc"`
 }
 
 // readFrame reads the next message's bytes and says in which framing.
-func (s *stream) readFrame() ([]byte, Framing, error) {
+func (s *Stream) readFrame() ([]byte, Framing, error) {
 	if err := s.skipSpace(); err != nil {
 		return nil, s.framing, err
 	}
@@ -204,7 +224,7 @@ func (s *stream) readFrame() ([]byte, Framing, error) {
 }
 
 // skipSpace skips the white space and blank lines between messages.
-func (s *stream) skipSpace() error {
+func (s *Stream) skipSpace() error {
 	for {
 		b, err := s.r.Peek(1)
 		if err != nil {
@@ -219,7 +239,7 @@ func (s *stream) skipSpace() error {
 
 // sniff tells an LSP header line ("Name:") from anything else, without
 // consuming: a JSON message never starts with a token and a colon.
-func (s *stream) sniff() Framing {
+func (s *Stream) sniff() Framing {
 	for n := 1; n <= 256; n++ {
 		b, err := s.r.Peek(n)
 		if err != nil {
@@ -243,7 +263,7 @@ func isToken(c byte) bool {
 }
 
 // startsMessage reports whether the next byte may open a JSON message.
-func (s *stream) startsMessage() bool {
+func (s *Stream) startsMessage() bool {
 	b, err := s.r.Peek(1)
 	return err == nil && (b[0] == '{' || b[0] == '[')
 }
@@ -251,7 +271,7 @@ func (s *stream) startsMessage() bool {
 // readLine reads one NDJSON line. A line that cannot be a message (it
 // does not open an object or a batch) is never held whole: past one
 // buffer it is skipped in chunks.
-func (s *stream) readLine() ([]byte, error) {
+func (s *Stream) readLine() ([]byte, error) {
 	limit := MaxMessage
 	if !s.startsMessage() {
 		limit = s.r.Size()
@@ -269,7 +289,7 @@ func (s *stream) readLine() ([]byte, error) {
 // readBoundedLine reads one line of up to limit bytes and returns it with
 // its length; a longer line is read to its end in chunks, dropped, and
 // only its length returned.
-func (s *stream) readBoundedLine(limit int) ([]byte, int, error) {
+func (s *Stream) readBoundedLine(limit int) ([]byte, int, error) {
 	var buf []byte
 	n := 0
 	for {
@@ -291,36 +311,94 @@ func (s *stream) readBoundedLine(limit int) ([]byte, int, error) {
 }
 
 func tooLarge(n int, lsp bool) error {
-	return &frameError{code: jsonrpc2.CodeInvalidRequest, lsp: lsp,
+	return &frameError{code: CodeInvalidRequest, lsp: lsp,
 		msg: fmt.Sprintf("message of %d bytes is over the limit of %d bytes", n, MaxMessage)}
 }
 
-// readLSP reads a header block, then the Content-Length bytes it names.
-func (s *stream) readLSP() ([]byte, error) {
+// readLSP reads a header block, then its body: the Content-Length bytes,
+// or fewer where the JSON value that opens the body ends first. A header
+// is a promise about the bytes after it, and a wrong one must not cost
+// the messages that follow: a body that does not open a JSON object or
+// array is not read at all (its bytes are then read as what they are),
+// and a body is never read past the end of its JSON value, however large
+// the length (a length over MaxMessage included).
+func (s *Stream) readLSP() ([]byte, error) {
 	length, err := s.readHeaders()
 	if err != nil {
 		return nil, err
 	}
-	if length > MaxMessage {
-		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
-			return nil, err
-		}
-		return nil, tooLarge(length, true)
+	if length == 0 || !s.startsMessage() {
+		return nil, &frameError{code: CodeParseError, lsp: true,
+			msg: fmt.Sprintf("parse error: the %d-byte body after the header block is not a JSON message", length)}
 	}
-	return s.readBody(length)
+	body, n, err := s.readValue(length)
+	if err != nil {
+		return nil, err
+	}
+	if n > MaxMessage {
+		return nil, tooLarge(n, true)
+	}
+	return body, nil
 }
 
-// readBody reads n bytes. A large body grows as its bytes arrive, so that
-// a header alone never makes the helper allocate MaxMessage bytes.
-func (s *stream) readBody(n int) ([]byte, error) {
-	if n <= s.r.Size() {
-		body := make([]byte, n)
-		_, err := io.ReadFull(s.r, body)
-		return body, eofInside(err)
+// readValue reads the JSON object or array that starts here, up to limit
+// bytes, and returns it with its length: it stops where the value ends.
+// Past MaxMessage bytes it goes on counting without keeping, so that a
+// header never makes the helper hold more than that.
+func (s *Stream) readValue(limit int) ([]byte, int, error) {
+	var body []byte
+	var sc valueScanner
+	n := 0
+	for n < limit {
+		chunk, _ := s.r.Peek(min(limit-n, s.r.Buffered(), s.r.Size()))
+		if len(chunk) == 0 {
+			if _, err := s.r.Peek(1); err != nil {
+				return nil, n, eofInside(err)
+			}
+			continue
+		}
+		k, end := sc.scan(chunk)
+		if n+k <= MaxMessage {
+			body = append(body, chunk[:k]...)
+		} else {
+			body = nil
+		}
+		s.r.Discard(k)
+		if n += k; end {
+			break
+		}
 	}
-	var body bytes.Buffer
-	_, err := io.CopyN(&body, s.r, int64(n))
-	return body.Bytes(), eofInside(err)
+	return body, n, nil
+}
+
+// valueScanner finds where a JSON object or array ends, by its brackets
+// outside strings; json.Valid checks the rest.
+type valueScanner struct {
+	depth            int
+	inString, escape bool
+}
+
+// scan reads b and returns how many bytes of it belong to the value, and
+// whether the value ended there.
+func (v *valueScanner) scan(b []byte) (int, bool) {
+	for i, c := range b {
+		switch {
+		case v.escape:
+			v.escape = false
+		case v.inString:
+			v.escape = c == '\\'
+			v.inString = c != '"'
+		case c == '"':
+			v.inString = true
+		case c == '{' || c == '[':
+			v.depth++
+		case c == '}' || c == ']':
+			if v.depth--; v.depth <= 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return len(b), false
 }
 
 // eofInside makes the end of input inside a message the unexpected EOF
@@ -336,7 +414,7 @@ func eofInside(err error) error {
 // returns the Content-Length. A block that breaks off is answered and
 // skipped up to and with the line that broke it, unless that line opens a
 // JSON message, which is then read on its own.
-func (s *stream) readHeaders() (int, error) {
+func (s *Stream) readHeaders() (int, error) {
 	length, size := -1, 0
 	for first := true; ; first = false {
 		if !first && s.startsMessage() {
@@ -373,7 +451,7 @@ func header(line string, length int) (int, error) {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(value))
 	if err != nil || n < 0 {
-		return 0, &frameError{code: jsonrpc2.CodeParseError, lsp: true,
+		return 0, &frameError{code: CodeParseError, lsp: true,
 			msg: fmt.Sprintf("parse error: bad Content-Length %q", clip(value))}
 	}
 	return n, nil
@@ -398,10 +476,10 @@ func clip(s string) string {
 // batches, and objects that are neither request nor response.
 func checkMessage(frame []byte) error {
 	if frame[0] == '[' {
-		return &frameError{code: jsonrpc2.CodeInvalidRequest, msg: "invalid request: batch messages are not supported; send one message at a time"}
+		return &frameError{code: CodeInvalidRequest, msg: "invalid request: batch messages are not supported; send one message at a time"}
 	}
 	if frame[0] != '{' {
-		return &frameError{code: jsonrpc2.CodeInvalidRequest, msg: "invalid request: a message must be a JSON object"}
+		return &frameError{code: CodeInvalidRequest, msg: "invalid request: a message must be a JSON object"}
 	}
 	var m struct {
 		Method json.RawMessage `json:"method"`
@@ -413,7 +491,7 @@ func checkMessage(frame []byte) error {
 	json.Unmarshal(frame, &m)
 	id := messageID(frame)
 	bad := func(msg string) error {
-		return &frameError{id: id, code: jsonrpc2.CodeInvalidRequest, msg: "invalid request: " + msg}
+		return &frameError{id: id, code: CodeInvalidRequest, msg: "invalid request: " + msg}
 	}
 	if len(m.ID) > 0 && id == nil && string(m.ID) != "null" {
 		return bad("id must be a string or a number")
@@ -434,9 +512,9 @@ func checkMessage(frame []byte) error {
 }
 
 // messageID returns the message's id where it has a usable one.
-func messageID(frame []byte) *jsonrpc2.ID {
+func messageID(frame []byte) *ID {
 	var m struct {
-		ID *jsonrpc2.ID `json:"id"`
+		ID *ID `json:"id"`
 	}
 	if json.Unmarshal(frame, &m) != nil {
 		return nil

@@ -1,4 +1,4 @@
-package rpc
+package wire
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/termhelper/termhelper/wire/wiretest"
 )
 
 // pipeRW is a fixed input and a recording output.
@@ -21,14 +21,20 @@ func (p *pipeRW) Read(b []byte) (int, error)  { return p.r.Read(b) }
 func (p *pipeRW) Write(b []byte) (int, error) { return p.w.Write(b) }
 func (p *pipeRW) Close() error                { return nil }
 
+// message is what the tests read of a request.
+type message struct {
+	Method string `json:"method"`
+	ID     ID     `json:"id"`
+}
+
 // readAll reads messages until EOF and returns their methods.
-func readAll(t *testing.T, input string, f Framing) ([]string, string, *stream) {
+func readAll(t *testing.T, input string, f Framing) ([]string, string, *Stream) {
 	t.Helper()
 	rw := &pipeRW{r: strings.NewReader(input)}
-	s := newStream(rw, f)
+	s := NewStream(rw, f)
 	var methods []string
 	for {
-		var req jsonrpc2.Request
+		var req message
 		if err := s.ReadObject(&req); err != nil {
 			if err != io.EOF && err != io.ErrUnexpectedEOF {
 				t.Fatalf("read: %v", err)
@@ -64,13 +70,13 @@ func TestBadMessagesAreAnsweredAndSkipped(t *testing.T) {
 		code     int64
 		id       string
 	}{
-		{"not json", `{"id":1,`, jsonrpc2.CodeParseError, "null"},
-		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"a"}]`, jsonrpc2.CodeInvalidRequest, "null"},
-		{"scalar", `42`, jsonrpc2.CodeInvalidRequest, "null"},
-		{"no method", `{"jsonrpc":"2.0","id":3}`, jsonrpc2.CodeInvalidRequest, "3"},
-		{"method not a string", `{"jsonrpc":"2.0","id":4,"method":5}`, jsonrpc2.CodeInvalidRequest, "4"},
-		{"params a string", `{"jsonrpc":"2.0","id":5,"method":"a","params":"x"}`, jsonrpc2.CodeInvalidRequest, "5"},
-		{"id an object", `{"jsonrpc":"2.0","id":{},"method":"a"}`, jsonrpc2.CodeInvalidRequest, "null"},
+		{"not json", `{"id":1,`, CodeParseError, "null"},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"a"}]`, CodeInvalidRequest, "null"},
+		{"scalar", `42`, CodeInvalidRequest, "null"},
+		{"no method", `{"jsonrpc":"2.0","id":3}`, CodeInvalidRequest, "3"},
+		{"method not a string", `{"jsonrpc":"2.0","id":4,"method":5}`, CodeInvalidRequest, "4"},
+		{"params a string", `{"jsonrpc":"2.0","id":5,"method":"a","params":"x"}`, CodeInvalidRequest, "5"},
+		{"id an object", `{"jsonrpc":"2.0","id":{},"method":"a"}`, CodeInvalidRequest, "null"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,54 +116,32 @@ func TestOversizedMessagesAreSkipped(t *testing.T) {
 	}
 }
 
-// The garbage cases shared by the table tests and the fuzz seeds.
-// Header-like lines followed by an LSP message are extra headers of that
-// message, not garbage: those cases are marked.
-var garbage = []struct {
-	name, in string
-	headers  bool
-}{
-	{"words", "hello world", false},
-	{"random bytes with a letter", "\x01\xfe\x80a\x00\x7f{", false},
-	{"header-like line", "hello: world", true},
-	{"header-like lines", "X-One: 1\r\nX-Two: 2", true},
-	{"bad Content-Length", "Content-Length: x\r\n", false},
-	{"truncated JSON", `{"jsonrpc":"2.0","id":1,"method":"a","params":{`, false},
-	{"header block without a length", "Content-Type: x\r\n\r\n", false},
-	{"bad header in a block", "Content-Length: 3\r\nno colon here", false},
-	{"invalid UTF-8, truncated", "{\"jsonrpc\":\"2.0\",\"method\":\"\xff\xfe", false},
-	{"scalar", "null", false},
-	{"closing brace", "}", false},
-}
-
-func lspFrame(msg string) string {
-	return "Content-Length: " + itoa(len(msg)) + "\r\n\r\n" + msg
-}
+func lspFrame(msg string) string { return wiretest.LSPFrame(msg) }
 
 // TestGarbageLocksNothing: garbage before the first good message, in any
 // framing mode, is answered with -32700 and the next message is read.
 func TestGarbageLocksNothing(t *testing.T) {
 	good := `{"jsonrpc":"2.0","id":9,"method":"ok"}`
-	for _, g := range garbage {
+	for _, g := range wiretest.Garbage {
 		for _, mode := range []Framing{Auto, LSP, NDJSON} {
 			for _, next := range []Framing{LSP, NDJSON} {
 				if mode != Auto && mode != next {
 					continue
 				}
-				in := g.in + "\n" + good + "\n"
+				in := g.In + "\n" + good + "\n"
 				if next == LSP {
-					in = g.in + "\n" + lspFrame(good)
+					in = g.In + "\n" + lspFrame(good)
 				}
 				methods, out, s := readAll(t, in, mode)
 				if len(methods) != 1 || methods[0] != "ok" {
-					t.Errorf("%s, %v then %v: the good message was not read: %v; answers %q", g.name, mode, next, methods, out)
+					t.Errorf("%s, %v then %v: the good message was not read: %v; answers %q", g.Name, mode, next, methods, out)
 					continue
 				}
-				if !strings.Contains(out, `"code":-32`) && !(g.headers && next == LSP) {
-					t.Errorf("%s, %v then %v: garbage not answered: %q", g.name, mode, next, out)
+				if !strings.Contains(out, `"code":-32`) && !(g.Headers && next == LSP) {
+					t.Errorf("%s, %v then %v: garbage not answered: %q", g.Name, mode, next, out)
 				}
 				if s.framing != next {
-					t.Errorf("%s, %v then %v: framing %v after the good message", g.name, mode, next, s.framing)
+					t.Errorf("%s, %v then %v: framing %v after the good message", g.Name, mode, next, s.framing)
 				}
 			}
 		}
@@ -235,10 +219,10 @@ func TestLongGarbageIsSkippedInBoundedMemory(t *testing.T) {
 		}
 		in := io.MultiReader(strings.NewReader(tc.prefix), &endless{'x', size}, strings.NewReader("\n"+next))
 		rw := &pipeRW{r: in}
-		s := newStream(rw, tc.mode)
+		s := NewStream(rw, tc.mode)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		var req jsonrpc2.Request
+		var req message
 		if err := s.ReadObject(&req); err != nil || req.Method != "ok" {
 			t.Fatalf("%q, %v: read %v %v; answers %q", tc.prefix, tc.mode, req.Method, err, rw.w.String())
 		}
@@ -254,7 +238,7 @@ func TestLongGarbageIsSkippedInBoundedMemory(t *testing.T) {
 
 func TestRepliesUseTheHostsFraming(t *testing.T) {
 	rw := &pipeRW{r: strings.NewReader("")}
-	s := newStream(rw, LSP)
+	s := NewStream(rw, LSP)
 	if err := s.WriteObject(map[string]int{"a": 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -272,4 +256,34 @@ func TestRepliesUseTheHostsFraming(t *testing.T) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// TestWrongContentLengthEatsNothingAfter: a header block whose length is
+// wrong (too long, absurd) or whose body is no JSON message costs at most
+// its own message: the messages after it are read.
+func TestWrongContentLengthEatsNothingAfter(t *testing.T) {
+	first := `{"jsonrpc":"2.0","id":1,"method":"first"}`
+	good := `{"jsonrpc":"2.0","id":9,"method":"ok"}`
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+		answered bool
+	}{
+		{"length too long", "Content-Length: 500\r\n\r\n" + first + lspFrame(good), []string{"first", "ok"}, false},
+		{"absurd length", "Content-Length: 99999999999\r\n\r\n" + first + lspFrame(good), []string{"first", "ok"}, false},
+		{"length over the limit", "Content-Length: " + itoa(MaxMessage+1) + "\r\n\r\n" + first + lspFrame(good), []string{"first", "ok"}, false},
+		{"body not JSON", "Content-Length: 40\r\n\r\nhello world\r\n" + lspFrame(good), []string{"ok"}, true},
+		{"empty body", "Content-Length: 0\r\n\r\n" + lspFrame(good), []string{"ok"}, true},
+		{"brackets in strings", lspFrame(`{"jsonrpc":"2.0","id":1,"method":"first","params":{"s":"}]\"{"}}`) + lspFrame(good), []string{"first", "ok"}, false},
+	} {
+		for _, mode := range []Framing{Auto, LSP} {
+			methods, out, _ := readAll(t, tc.in, mode)
+			if strings.Join(methods, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("%s, %v: read %v, want %v; answers %q", tc.name, mode, methods, tc.want, out)
+			}
+			if got := strings.Contains(out, `"code":-32700`); got != tc.answered {
+				t.Errorf("%s, %v: answers %q", tc.name, mode, out)
+			}
+		}
+	}
 }

@@ -1,0 +1,163 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+)
+
+// Decision is a person's answer about a host.
+type Decision string
+
+const (
+	Allow  Decision = "allow"  // this connection, and the session's later ones to the host
+	Deny   Decision = "deny"   // refused, for the rest of the session
+	Always Decision = "always" // allowed, and remembered for the root (Options.Remember)
+)
+
+// Request is one attempt to reach a host, and who made it.
+type Request struct {
+	Host      string // normalised: lower case, no trailing dot, IPv6 without brackets
+	Port      int
+	Command   string // the command line of the session
+	SessionID string
+}
+
+// Asker asks a person about a host the rules do not settle. Ask is called
+// once per host and session while connections to it wait; ctx ends when
+// every waiting client has gone away or the listener closes, and the
+// question is then withdrawn: Ask must return soon after. An error is a
+// refusal.
+type Asker interface {
+	Ask(ctx context.Context, r Request) (Decision, error)
+}
+
+// Options are the rules of one helper's proxy.
+type Options struct {
+	// Allow and Deny are host patterns (see CheckPattern). Deny wins over
+	// Allow, over remembered hosts and over any answer.
+	Allow, Deny []string
+	// Remembered lists the hosts "always" allowed for this root; read at
+	// each judgement that Allow does not settle (the caller caches).
+	Remembered func() []string
+	// Remember persists an "always"; the proxy also keeps it for its own
+	// life, so a failure to persist costs only the next helper.
+	Remember func(host string) error
+	// Dial reaches a host once it is allowed; nil is a net.Dialer that
+	// gives up after DialTimeout. Names are resolved here and only here.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	Log  *slog.Logger
+}
+
+// DialTimeout bounds a connection attempt to an allowed host.
+const DialTimeout = 30 * time.Second
+
+// ErrClosed is returned by Listen after Close.
+var ErrClosed = errors.New("egress proxy closed")
+
+// Proxy is one helper's egress proxy: the rules, and a listener per
+// session. New opens no socket; each Listen opens one.
+type Proxy struct {
+	allow, deny rules
+	opts        Options
+	log         *slog.Logger
+
+	mu        sync.Mutex
+	always    map[string]bool // "always" answers of this helper's life
+	listeners map[*Listener]bool
+	closed    bool
+}
+
+// New reads the rules. A pattern it cannot read is an error, never skipped.
+func New(o Options) (*Proxy, error) {
+	allow, err := compile(o.Allow)
+	if err != nil {
+		return nil, fmt.Errorf("network_allow: %w", err)
+	}
+	deny, err := compile(o.Deny)
+	if err != nil {
+		return nil, fmt.Errorf("network_deny: %w", err)
+	}
+	if o.Dial == nil {
+		d := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
+		o.Dial = d.DialContext
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Proxy{allow: allow, deny: deny, opts: o, log: log,
+		always: map[string]bool{}, listeners: map[*Listener]bool{}}, nil
+}
+
+// Close ends every listener, every tunnel and every open question, and
+// returns when their goroutines have.
+func (p *Proxy) Close() {
+	p.mu.Lock()
+	p.closed = true
+	ls := make([]*Listener, 0, len(p.listeners))
+	for l := range p.listeners {
+		ls = append(ls, l)
+	}
+	p.mu.Unlock()
+	for _, l := range ls {
+		l.Close()
+	}
+}
+
+// ruled is what the rules alone say of a host: deny, allow, or ask.
+// Loopback is let through: the command reaches it directly anyway.
+func (p *Proxy) ruled(host string) (verdict, bool) {
+	if p.deny.match(host) {
+		return verdict{why: "on the network deny list"}, true
+	}
+	if p.allow.match(host) || loopback(host) || p.remembered(host) {
+		return verdict{allow: true}, true
+	}
+	return verdict{}, false
+}
+
+func (p *Proxy) remembered(host string) bool {
+	p.mu.Lock()
+	ok := p.always[host]
+	p.mu.Unlock()
+	if ok || p.opts.Remembered == nil {
+		return ok
+	}
+	r := compileLoose(p.opts.Remembered())
+	return r.match(host)
+}
+
+// remember keeps an "always" for this proxy's life and hands it to the
+// caller to persist.
+func (p *Proxy) remember(host string) {
+	p.mu.Lock()
+	p.always[host] = true
+	p.mu.Unlock()
+	if p.opts.Remember == nil {
+		return
+	}
+	if err := p.opts.Remember(host); err != nil {
+		p.log.Warn("egress: could not remember an always-allowed host", "host", host, "err", err)
+	}
+}
+
+func (p *Proxy) add(l *Listener) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return ErrClosed
+	}
+	p.listeners[l] = true
+	return nil
+}
+
+func (p *Proxy) drop(l *Listener) {
+	p.mu.Lock()
+	delete(p.listeners, l)
+	p.mu.Unlock()
+}

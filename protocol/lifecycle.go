@@ -1,0 +1,56 @@
+package protocol
+
+// InitializeParams are initialize's params (PROTOCOL.md section 2).
+type InitializeParams struct {
+	ClientInfo   *ClientInfo  `json:"clientInfo"`
+	Capabilities Capabilities `json:"capabilities"`
+	Trusted      *bool        `json:"trusted"` // absent: trusted
+}
+
+// ClientInfo names the host.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Capabilities are what the host can do.
+type Capabilities struct {
+	Approval     bool `json:"approval"`     // it answers approval/request
+	OutputStream bool `json:"outputStream"` // it wants session/output
+}
+
+// InitializeResult is initialize's answer. Its fields are in the order
+// of their names, as the helper has always written them.
+type InitializeResult struct {
+	Limits          Limits     `json:"limits"`
+	Platform        Platform   `json:"platform"`
+	ProtocolVersion int        `json:"protocolVersion"`
+	Root            string     `json:"root"`
+	ServerInfo      ServerInfo `json:"serverInfo"`
+}
+
+// ServerInfo names the helper.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Limits are the caps commands run under.
+type Limits struct {
+	TimeoutMs      int `json:"timeoutMs"`
+	MaxStreamChars int `json:"maxStreamChars"`
+	MaxLineChars   int `json:"maxLineChars"`
+}
+
+// Platform says where commands run.
+type Platform struct {
+	OS    string `json:"os"`
+	Arch  string `json:"arch"`
+	Shell string `json:"shell"`
+	PTY   string `json:"pty"`
+}
+
+// CancelParams are $/cancelRequest's params.
+type CancelParams struct {
+	ID any `json:"id"`
+}

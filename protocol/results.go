@@ -1,0 +1,177 @@
+package protocol
+
+import (
+	"time"
+
+	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/session"
+	"github.com/termhelper/termhelper/trash"
+)
+
+// Finished is the answer for a command that has ended.
+type Finished struct {
+	ExitCode       int     `json:"exitCode"`
+	Signal         *string `json:"signal"`
+	DurationMs     int64   `json:"durationMs"`
+	TimedOut       bool    `json:"timedOut"`
+	Output         string  `json:"output"`
+	Stderr         *string `json:"stderr,omitempty"`
+	Truncated      bool    `json:"truncated"`
+	FullOutputPath *string `json:"fullOutputPath"`
+	Summary        string  `json:"summary"`
+}
+
+// Alive is the answer for a command still running.
+type Alive struct {
+	SessionID      string  `json:"sessionId"`
+	Pid            int     `json:"pid"`
+	State          string  `json:"state"`
+	Output         string  `json:"output"`
+	Stderr         *string `json:"stderr,omitempty"`
+	Truncated      bool    `json:"truncated,omitempty"`
+	FullOutputPath *string `json:"fullOutputPath,omitempty"`
+	Prompt         *Prompt `json:"prompt,omitempty"`
+	Ready          *bool   `json:"ready,omitempty"`
+	Ports          []int   `json:"ports,omitempty"`
+}
+
+// Prompt is what a waiting command shows; Secret marks a password read.
+type Prompt struct {
+	Text   string `json:"text"`
+	Secret bool   `json:"secret"`
+}
+
+// Answer is a result in the protocol's shape: a Finished when the command
+// has ended, an Alive otherwise.
+func Answer(r session.Result) any {
+	if r.Exit != nil {
+		return finished(r)
+	}
+	return Alive{SessionID: r.ID, Pid: r.Pid, State: string(r.State), Output: r.Output, Stderr: r.Stderr,
+		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Prompt: PromptOf(r.Prompt),
+		Ready: r.Ready, Ports: r.Ports}
+}
+
+func finished(r session.Result) Finished {
+	return Finished{ExitCode: r.Exit.Code, Signal: optional(r.Exit.Signal),
+		DurationMs: r.Duration.Milliseconds(), TimedOut: r.TimedOut, Output: r.Output, Stderr: r.Stderr,
+		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Summary: session.Summary(r)}
+}
+
+// PromptOf is a session's prompt on the wire; nil stays nil.
+func PromptOf(p *session.Prompt) *Prompt {
+	if p == nil {
+		return nil
+	}
+	return &Prompt{Text: p.Text, Secret: p.Secret}
+}
+
+// Exited is the session/exited notification.
+type Exited struct {
+	SessionID  string  `json:"sessionId"`
+	ExitCode   int     `json:"exitCode"`
+	Signal     *string `json:"signal"`
+	DurationMs int64   `json:"durationMs"`
+	TimedOut   bool    `json:"timedOut"`
+	Summary    string  `json:"summary"`
+}
+
+// ExitedEvent is the session/exited notification for a finished result.
+func ExitedEvent(id string, r session.Result) Exited {
+	f := finished(r)
+	return Exited{SessionID: id, ExitCode: f.ExitCode, Signal: f.Signal,
+		DurationMs: f.DurationMs, TimedOut: f.TimedOut, Summary: f.Summary}
+}
+
+// Waiting is the session/waiting notification.
+type Waiting struct {
+	Prompt    Prompt `json:"prompt"`
+	SessionID string `json:"sessionId"`
+}
+
+// Output is the session/output notification.
+type Output struct {
+	Data      string `json:"data"`
+	SessionID string `json:"sessionId"`
+	Stream    string `json:"stream"`
+}
+
+// Row is one session of session/list.
+type Row struct {
+	SessionID string `json:"sessionId"`
+	Pid       int    `json:"pid"`
+	Command   string `json:"command"`
+	Cwd       string `json:"cwd"`
+	State     string `json:"state"`
+	StartedAt string `json:"startedAt"`
+	ExitCode  *int   `json:"exitCode,omitempty"`
+	Ports     []int  `json:"ports,omitempty"`
+}
+
+// List is session/list's answer.
+type List struct {
+	Sessions []Row `json:"sessions"`
+}
+
+// Rows are the given sessions as session/list rows.
+func Rows(list []session.Info) []Row {
+	rows := make([]Row, 0, len(list))
+	for _, in := range list {
+		r := Row{SessionID: in.ID, Pid: in.Pid, Command: in.Command, Cwd: in.Cwd, State: string(in.State),
+			StartedAt: in.StartedAt.UTC().Format(time.RFC3339Nano), Ports: in.Ports}
+		if in.Exit != nil {
+			code := in.Exit.Code
+			r.ExitCode = &code
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// Screen is session/screen's answer: rows and columns count from 0.
+type Screen struct {
+	Cols      int      `json:"cols"`
+	Rows      int      `json:"rows"`
+	Lines     []string `json:"lines"`
+	Cursor    Cursor   `json:"cursor"`
+	AltScreen bool     `json:"altScreen"`
+}
+
+// Cursor is where the cursor stands on a Screen.
+type Cursor struct {
+	Row int `json:"row"`
+	Col int `json:"col"`
+}
+
+// ScreenOf is the engine's screen on the wire.
+func ScreenOf(sc engine.Screen) Screen {
+	return Screen{Cols: sc.Cols, Rows: sc.Rows, Lines: sc.Lines,
+		Cursor: Cursor{Row: sc.Cursor.Row, Col: sc.Cursor.Col}, AltScreen: sc.AltScreen}
+}
+
+// TrashEntry is one item the rm shim moved to the trash.
+type TrashEntry struct {
+	ID        string    `json:"id"`
+	Path      string    `json:"path"`      // the absolute path it was deleted from
+	DeletedAt time.Time `json:"deletedAt"` // RFC 3339
+	Size      int64     `json:"size"`      // bytes; a folder's files summed
+	Command   string    `json:"command"`   // the command line that deleted it
+	IsDir     bool      `json:"isDir"`
+}
+
+// TrashList is trash/list's answer.
+type TrashList struct {
+	Entries []TrashEntry `json:"entries"`
+}
+
+// TrashEntryOf is a trash entry on the wire.
+func TrashEntryOf(e trash.Entry) TrashEntry {
+	return TrashEntry{ID: e.ID, Path: e.Path, DeletedAt: e.DeletedAt, Size: e.Size, Command: e.Command, IsDir: e.IsDir}
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,172 @@
+// Package sandbox confines the commands termhelper runs, so that what a
+// command may do no longer depends on reading its command line right.
+//
+// What it confines: writes go only to the project root (in
+// workspace-write mode), the helper's own temporary folder, the package
+// managers' caches and the folders the config adds; the protected paths
+// inside those (.git/hooks, .git/config, .termhelper.toml, the user's shell
+// start-up files, the config's protect list) stay read-only; the secret
+// places (~/.ssh, cloud credentials, keyrings, browser profiles, the
+// config's hide list) are empty or unreadable; other processes'
+// environments cannot be read, and nothing can be traced, mounted or made
+// into a device. On Linux the network is governed too: loopback only, the
+// rest through the helper's egress proxy.
+//
+// How: on Linux the helper starts, instead of the shell, its own executable
+// as a trampoline (Command) in a new user and mount namespace where those
+// are allowed. The trampoline hides the secret places under empty
+// read-only mounts, binds the protected paths read-only, drops every
+// capability, sets no_new_privs, restricts itself with Landlock, installs
+// the network filter and then executes the shell in its place: same pid,
+// same session, same terminal. On macOS the command runs under
+// sandbox-exec with a Seatbelt profile generated for it. Nothing needs
+// root, setuid or another program.
+//
+// What it cannot: without user namespaces (AppArmor, some containers) the
+// secret places are kept unreadable by Landlock alone, their names still
+// show in a listing, and the protected paths inside the root are guarded
+// by the policy alone; without Landlock (Linux before 5.13) there is no
+// sandbox and Probe says so. Windows has no sandbox yet. A write the
+// sandbox stops is not reported by path on Linux (Landlock tells the
+// process EACCES, not the helper); a refused connection is. The caches
+// are shared with the user's own runs: a command could leave a poisoned
+// entry there, which is why the list is short and named. What a process
+// started outside the sandbox exposes (a socket another program listens
+// on, a file another user left readable) is not the sandbox's to hide,
+// except for the agent and container sockets the secret places name.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+)
+
+// Mode is how much a confined command may write.
+type Mode string
+
+// The modes, from the narrowest.
+const (
+	// ReadOnly: writes nowhere but the temporary folder.
+	ReadOnly Mode = "read-only"
+	// WorkspaceWrite: writes under the root too, and the caches.
+	WorkspaceWrite Mode = "workspace-write"
+	// Off: no confinement; the policy alone guards.
+	Off Mode = "off"
+)
+
+// Network is how a confined command may reach the network.
+type Network string
+
+// The network modes.
+const (
+	// NetworkProxy: loopback freely, the rest only through the helper's
+	// egress proxy (a direct connection elsewhere fails in the kernel).
+	NetworkProxy Network = "proxy"
+	// NetworkOpen: the network is not governed.
+	NetworkOpen Network = "open"
+	// NetworkOff: loopback only.
+	NetworkOff Network = "off"
+)
+
+// ParseMode accepts a mode's name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ReadOnly, WorkspaceWrite, Off:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown sandbox mode %q: want workspace-write, read-only or off", s)
+}
+
+// ParseNetwork accepts a network mode's name.
+func ParseNetwork(s string) (Network, error) {
+	switch n := Network(s); n {
+	case NetworkProxy, NetworkOpen, NetworkOff:
+		return n, nil
+	}
+	return "", fmt.Errorf("unknown network mode %q: want proxy, open or off", s)
+}
+
+// rank orders the modes from the narrowest; an unknown mode ranks widest,
+// so that it is never taken for a narrowing.
+func (m Mode) rank() int {
+	switch m {
+	case ReadOnly:
+		return 0
+	case WorkspaceWrite:
+		return 1
+	}
+	return 2
+}
+
+// Wider reports whether m lets a command do more than o: a request for a
+// wider mode than the config's needs approval, a narrower one does not.
+func (m Mode) Wider(o Mode) bool { return m.rank() > o.rank() }
+
+// Status is what the sandbox can do on this machine, as Probe measured it:
+// the mode and network in force, the mechanism, and, where what was asked
+// for cannot be had, a sentence a person can act on ("" when everything
+// asked for is in force).
+type Status struct {
+	Mode    Mode
+	Backend string // "landlock+namespaces", "landlock", "seatbelt", "none"
+	Network Network
+	Reason  string
+}
+
+// Plan is one command's confinement, already resolved to absolute paths.
+// Paths that do not exist are skipped, except that Prepare refuses a plan
+// whose Root or TempDir is missing.
+type Plan struct {
+	Mode     Mode
+	Network  Network
+	Root     string   // writable in workspace-write
+	TempDir  string   // always writable
+	Writable []string // caches, the trash folder, config `writable`
+	Protect  []string // read-only even inside writable places
+	Hide     []string // secret places: empty or absent inside
+
+	// Log receives what the network supervisor has to say; nil discards.
+	Log *slog.Logger `json:"-"`
+}
+
+// Denial is something the sandbox stopped that can be named.
+type Denial struct {
+	Kind string // "network", "write", "read"
+	Host string // network
+	Port int    // network
+	Path string // write, read
+}
+
+// Command is the first argument that makes termhelper act as the
+// trampoline (Serve): main dispatches on it.
+const Command = "__sandbox"
+
+// ErrUnavailable is returned by Prepare where this machine cannot confine
+// a command as the plan asks; Probe's reason says why.
+var ErrUnavailable = errors.New("the sandbox is not available here")
+
+// check refuses a plan the trampoline could not apply faithfully.
+func (p Plan) check() error {
+	if _, err := ParseMode(string(p.Mode)); err != nil {
+		return err
+	}
+	if _, err := ParseNetwork(string(p.Network)); err != nil {
+		return err
+	}
+	if p.Mode == Off {
+		return nil
+	}
+	if p.Mode == WorkspaceWrite && !filepath.IsAbs(p.Root) {
+		return fmt.Errorf("sandbox plan: root %q is not an absolute path", p.Root)
+	}
+	for _, list := range [][]string{{p.TempDir}, p.Writable, p.Protect, p.Hide} {
+		for _, path := range list {
+			if !filepath.IsAbs(path) {
+				return fmt.Errorf("sandbox plan: %q is not an absolute path", path)
+			}
+		}
+	}
+	return nil
+}
