@@ -52,7 +52,7 @@ func TestReadsFollowSymlinks(t *testing.T) {
 		// Wine reports success and makes no link.
 		t.Skipf("no working symlinks here: os.Symlink succeeded, but %s resolves to %q (%v)", link, got, err)
 	}
-	p := New(config.Default(), root, nil)
+	p := newPosix(config.Default(), root, nil)
 	for cmd, want := range map[string]Decision{
 		"cat link.txt": Ask, "cat README.md": Allow, "cat ./sub/../link.txt": Ask,
 	} {
@@ -66,7 +66,7 @@ func TestReadsFollowSymlinks(t *testing.T) {
 // root, a recursive read of home still reaches ~/.ssh.
 func TestRecursiveReadOfAFolderHoldingSecrets(t *testing.T) {
 	setHome(t, testHome)
-	p := New(config.Default(), "/home", nil)
+	p := newPosix(config.Default(), "/home", nil)
 	for cmd, want := range map[string]Decision{
 		"grep -r password /home/u": Ask,
 		"grep -r password ~":       Ask,

@@ -19,7 +19,14 @@ const (
 func testPolicy(t testing.TB, cfg config.Config) *Policy {
 	t.Helper()
 	setHome(t, testHome)
-	return New(cfg, testRoot, nil)
+	return newPosix(cfg, testRoot, nil)
+}
+
+// newPosix is the policy these tests and tables expect: commands run by a
+// POSIX sh, wherever the tests run. On Windows New judges by PowerShell
+// (windows_test.go tests that); a POSIX shell there is Git Bash's.
+func newPosix(cfg config.Config, root string, store *Store) *Policy {
+	return newFor("linux", cfg, root, store)
 }
 
 // setHome makes home the user's home folder, with the termhelper folder in
