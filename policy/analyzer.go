@@ -191,7 +191,9 @@ func (a *analyzer) forLoop(f *syntax.ForClause) {
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	switch x := s.Cmd.(type) {
 	case *syntax.CallExpr:
-		a.simple(a.newCmd(s, x))
+		c := a.newCmd(s, x)
+		a.simple(c)
+		a.savedOutput(s, c)
 	case *syntax.DeclClause:
 		a.decl(s, x)
 	}

@@ -74,19 +74,28 @@ func (s readSpec) operands(ops []word, st optState) []word {
 var awkAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // flag notes what an option without a value says.
+// An abbreviated long option counts (grep --recur): asking more is
+// the safe side, except for stop, which would hide the operands.
 func (s readSpec) flag(st *optState, name string) {
-	st.patGiven = st.patGiven || hasField(s.patOpts, name)
-	st.ra.recursive = st.ra.recursive || hasField(s.recursive, name)
-	st.ra.follow = st.ra.follow || hasField(s.follow, name)
+	st.patGiven = st.patGiven || optIn(s.patOpts, name)
+	st.ra.recursive = st.ra.recursive || optIn(s.recursive, name)
+	st.ra.follow = st.ra.follow || optIn(s.follow, name)
 	st.noOps = st.noOps || hasField(s.stop, name)
 }
+
+// optIn reports whether name is one of list's options, or a long option
+// abbreviating one (longName).
+func optIn(list, name string) bool { return hasField(list, name) || longName(name, list) != "" }
 
 // longOption handles --name or --name=value at ws[0] and returns how many
 // more words it used.
 func (s readSpec) longOption(st *optState, ws []word) int {
 	name, val, eq := strings.Cut(ws[0].text, "=")
 	s.flag(st, name)
-	isFile, takes := hasField(s.files, name), hasField(s.args, name)
+	// date --f=FILE is date --file=FILE: an abbreviation that is not
+	// exactly an option taking a plain value is taken as a file option.
+	takes := hasField(s.args, name)
+	isFile := hasField(s.files, name) || !takes && longName(name, s.files) != ""
 	switch {
 	case hasField(s.pairs+" "+s.pairFiles, name):
 		if len(ws) > 2 && hasField(s.pairFiles, name) {

@@ -37,7 +37,7 @@ func rmArgs(ws []word) (bool, []word) {
 		switch {
 		case opts && t == "--":
 			opts = false
-		case opts && (t == "--recursive" || t == "--no-preserve-root"):
+		case opts && isLong(t, "--recursive --no-preserve-root"):
 			recursive = true
 		case opts && strings.HasPrefix(t, "--"):
 		case opts && strings.HasPrefix(t, "-") && len(t) > 1 && !strings.Contains(t, unknown):
@@ -169,9 +169,9 @@ func chmodRule(a *analyzer, c cmd) {
 	for _, w := range c.words[1:] {
 		t := w.text
 		switch {
-		case t == "--recursive" || t == "-R" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "R"):
+		case isLong(t, "--recursive") || t == "-R" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "R"):
 			recursive = true
-		case strings.HasPrefix(t, "--reference"):
+		case isLong(t, "--reference"):
 			needFirst = false
 		case strings.HasPrefix(t, "-") && !(base == "chmod" && isModeWord(t) && needFirst && len(ops) == 0):
 		default:

@@ -210,11 +210,15 @@ func envRule(a *analyzer, c cmd) {
 	for i := 1; i < len(ws); i++ {
 		t := ws[i].text
 		switch {
-		case (t == "-S" || t == "--split-string") && i+1 < len(ws):
+		case (t == "-S" || isLong(t, "--split-string") && !strings.Contains(t, "=")) && i+1 < len(ws):
 			a.codeString(c, ws[i+1], "inside env -S")
-		case strings.HasPrefix(t, "--split-string="):
+		case isLong(t, "--split-string"):
 			v := ws[i]
-			v.text = strings.TrimPrefix(t, "--split-string=")
+			_, v.text, _ = strings.Cut(t, "=")
+			a.codeString(c, v, "inside env -S")
+		case shortValue(t, 'S', "uC") != "":
+			v := ws[i]
+			v.text = shortValue(t, 'S', "uC")
 			a.codeString(c, v, "inside env -S")
 		}
 	}
@@ -431,13 +435,12 @@ func (a *analyzer) noteDownload(c cmd) {
 	remoteName := base == "wget"
 	for i := 0; i < len(ws); i++ {
 		t := ws[i].text
+		if v, used := savedAs(base, ws, i); v != nil {
+			out = v.text
+			i += used
+			continue
+		}
 		switch {
-		case (t == "-o" && base == "curl" || t == "-O" && base == "wget" || t == "--output" ||
-			t == "--output-document") && i+1 < len(ws):
-			out = ws[i+1].text
-			i++
-		case strings.HasPrefix(t, "--output-document=") || strings.HasPrefix(t, "--output="):
-			_, out, _ = strings.Cut(t, "=")
 		case base == "curl" && (t == "-O" || t == "--remote-name" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "O")):
 			remoteName = true
 		case strings.Contains(t, "://"):
@@ -450,6 +453,44 @@ func (a *analyzer) noteDownload(c cmd) {
 	if out != "" && out != "-" && !strings.Contains(out, unknown) {
 		a.env.downloads()[a.key(out)] = base
 	}
+}
+
+// savedOutput remembers the file a fetcher's or decoder's output is
+// redirected to (curl URL > i.sh && sh i.sh is curl | sh).
+func (a *analyzer) savedOutput(s *syntax.Stmt, c cmd) {
+	from := ""
+	for _, l := range a.chain(c) {
+		if from == "" && len(l.words) > 0 {
+			from = source(l)
+		}
+	}
+	if from == "" {
+		return
+	}
+	for _, r := range s.Redirs {
+		if fd := r.N; (fd == nil || fd.Value == "1") && outputOp(r.Op) {
+			if t := a.env.word(a.src, r.Word); !strings.Contains(t.text, unknown) {
+				a.env.downloads()[a.key(t.text)] = from
+			}
+		}
+	}
+}
+
+func outputOp(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll:
+		return true
+	}
+	return false
+}
+
+// savedAs returns the file curl -o or wget -O at ws[i] saves what it
+// downloads to, and how many more words the option used.
+func savedAs(base string, ws []word, i int) (*word, int) {
+	if base == "wget" {
+		return optValue(ws, i, 'O', outputTakers[base], "--output-document")
+	}
+	return outputValue(base, ws, i)
 }
 
 func (a *analyzer) key(p string) string {

@@ -106,18 +106,15 @@ func copyRule(a *analyzer, c cmd) {
 	var ops []word
 	var dest *word
 	ws := c.words[1:]
+	targets := base != "rsync" && base != "scp" // -t: rsync's times, scp's remote side
 	for i := 0; i < len(ws); i++ {
 		t := ws[i].text
+		if v, used := optValue(ws, i, 't', "SmogeTfb", "--target-directory"); targets && v != nil {
+			dest = v
+			i += used
+			continue
+		}
 		switch {
-		case t == "-t" || t == "--target-directory":
-			if i+1 < len(ws) {
-				dest = &ws[i+1]
-			}
-			i++
-		case strings.HasPrefix(t, "--target-directory="):
-			d := ws[i]
-			d.text = strings.TrimPrefix(t, "--target-directory=")
-			dest = &d
 		case strings.HasPrefix(t, "-") && len(t) > 1 && hasField(copyArgOpts, t):
 			i++
 		case strings.HasPrefix(t, "-") && len(t) > 1:
@@ -194,10 +191,33 @@ func fileArgRule(a *analyzer, c cmd) {
 	}
 }
 
-// outputOpts are the options naming a file a command writes its output to.
-var outputOpts = map[string]string{
-	"curl": "-o --output", "wget": "-O --output-document -o --output-file -a --append-output",
-	"sort": "-o --output", "tree": "-o", "time": "-o --output",
+// outputOpts are the options naming a file a command writes its output
+// to: short letters, then long options.
+var outputOpts = map[string][2]string{
+	"curl": {"o", "--output"}, "wget": {"Oao", "--output-document --output-file --append-output"},
+	"sort": {"o", "--output"}, "tree": {"o", ""}, "time": {"o", "--output"},
+}
+
+// outputTakers are the short options of these commands that take the
+// rest of a group as their own value (curl -Hvalue), so that a letter
+// after them is no option.
+var outputTakers = map[string]string{"curl": "HdeEFKQrTuUwxXyYzAbcDt", "wget": "eiBPtTUwQlDIX",
+	"sort": "kStT", "time": "f"}
+
+// outputValue returns the file an output option at ws[i] names (-o FILE,
+// -sSLo FILE, -o.env, --output=FILE, --out FILE) and how many more words it
+// used.
+func outputValue(base string, ws []word, i int) (*word, int) {
+	opts := outputOpts[base]
+	for _, l := range []byte(opts[0]) {
+		if v, used := optValue(ws, i, l, outputTakers[base], ""); v != nil {
+			return v, used
+		}
+	}
+	if opts[1] == "" {
+		return nil, 0
+	}
+	return optValue(ws, i, 0, "", opts[1])
 }
 
 // outputOptRule judges the file named by an output option (curl -o .env),
@@ -208,20 +228,15 @@ func outputOptRule(a *analyzer, c cmd) {
 		codeOptRule(a, c)
 		return
 	}
-	opts := outputOpts[base]
 	ws := c.words[1:]
-	for i, w := range ws {
-		name, val, eq := strings.Cut(w.text, "=")
-		switch {
-		case eq && strings.HasPrefix(name, "--") && hasField(opts, name):
-			v := w
-			v.text = val
-			a.writeTarget(v, w.raw, c.text, false)
-		case hasField(opts, w.text) && i+1 < len(ws):
-			a.writeTarget(ws[i+1], ws[i+1].raw, c.text, false)
-		}
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
 		if base == "time" && !strings.HasPrefix(w.text, "-") {
 			break // the timed command starts here; its own options are its own
+		}
+		if v, used := outputValue(base, ws, i); v != nil {
+			a.writeTarget(*v, w.raw, c.text, false)
+			i += used
 		}
 	}
 	if base == "curl" || base == "wget" {
