@@ -256,16 +256,21 @@ func (a *analyzer) readWhy(t, abs string, glob bool) (string, askClass) {
 		return "reads a path outside the project root: " + abs, askSoft
 	}
 	if glob {
-		return "", askSoft
+		return a.globWhy(abs)
 	}
-	real := a.resolved(t)
-	if real == abs || real == "" {
-		return "", askSoft
+	if real := a.resolved(t); real != abs && real != "" {
+		return a.p.throughLink(real)
 	}
-	if pat := a.p.readProtect.match(real, ""); pat != "" {
+	return "", askSoft
+}
+
+// throughLink says why reading real, where a path inside the root leads
+// through a symbolic link, needs approval, or "".
+func (p *Policy) throughLink(real string) (string, askClass) {
+	if pat := p.readProtect.match(real, ""); pat != "" {
 		return "reads a protected path through a symbolic link: " + pat, askSecret
 	}
-	if !inside(a.p.root, real) {
+	if !inside(p.root, real) {
 		return "reads a path outside the project root through a symbolic link: " + real, askSoft
 	}
 	return "", askSoft
