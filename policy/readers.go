@@ -34,6 +34,16 @@ type readSpec struct {
 	whole bool
 	// extra finds files named in other ways (dd if=FILE, curl -d @FILE).
 	extra func(ws []word) []word
+	// content: a recursive read prints what the files hold (grep -r, rg),
+	// not only their names (ls -R, du). Such a read is judged by the
+	// protected files it reaches, less those its options skip: include,
+	// exclude and excludeDir take globs of base names (rg -g '!x'
+	// excludes), and with skipHidden, hidden files unless one of hidden
+	// is given.
+	content                      bool
+	include, exclude, excludeDir string
+	skipHidden                   bool
+	hidden                       string
 }
 
 // opsKind says which operands of a reading command are paths.
@@ -71,14 +81,17 @@ var readers = map[string]readSpec{
 	"du": {args: "-d -B -t --max-depth --block-size --threshold --exclude --time-style",
 		files: "-X --exclude-from --files0-from", all: true, follow: "-L --dereference"},
 	"grep": {args: grepArgs, files: "-f --file --exclude-from", pattern: true, patOpts: "-e -f --regexp --file",
-		recursive: "-r -R --recursive --dereference-recursive", follow: "-R --dereference-recursive"},
+		recursive: "-r -R --recursive --dereference-recursive", follow: "-R --dereference-recursive",
+		content: true, include: "--include", exclude: "--exclude", excludeDir: "--exclude-dir"},
 	"rg": {args: "-A -B -C -m -M -j -g -t -T -E --glob --iglob --type --type-not --max-count --max-columns" +
 		" --threads --max-depth --color --colors --encoding --sort --sortr --type-add --pre --pre-glob" +
 		" --context-separator --field-match-separator --path-separator --replace -r -e --regexp",
 		files: "-f --file --ignore-file", pattern: true, patOpts: "-e -f --regexp --file", all: true,
-		follow: "-L --follow"},
+		follow: "-L --follow", content: true, include: "-g --glob --iglob", skipHidden: true,
+		hidden: "--hidden -. -u --unrestricted"},
 	"ag": {args: "-A -B -C -m -G -g --ignore --ignore-dir --depth --file-search-regex", files: "-p --path-to-ignore",
-		pattern: true, all: true, follow: "-f --follow"},
+		pattern: true, all: true, follow: "-f --follow", content: true, skipHidden: true,
+		hidden: "--hidden -u --unrestricted"},
 	"fd":     {args: "-d -t -e -E -x -X -c -j -S --max-depth --type --extension --exclude --exec --exec-batch --color --threads --size", files: "--ignore-file", pattern: true, all: true, follow: "-L --follow"},
 	"sort":   {args: "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel -o --output", files: "--files0-from"},
 	"uniq":   {args: "-f -s -w --skip-fields --skip-chars --check-chars"},
@@ -91,7 +104,8 @@ var readers = map[string]readSpec{
 	"md5sum":  {}, "sha1sum": {}, "sha256sum": {}, "sha512sum": {}, "shasum": {args: "-a --algorithm"},
 	"cksum": {}, "b2sum": {}, "md5": {}, "sum": {},
 	"diff": {args: "-U -C -W -I -x -X --unified --context --width --ignore-matching-lines --exclude --label",
-		files: "-X --exclude-from --from-file --to-file", recursive: "-r --recursive", followAll: true},
+		files: "-X --exclude-from --from-file --to-file", recursive: "-r --recursive", followAll: true,
+		content: true},
 	"cmp":    {args: "-i -n --ignore-initial --bytes"},
 	"comm":   {},
 	"join":   {args: "-a -e -o -t -v -1 -2"},
@@ -112,7 +126,8 @@ var readers = map[string]readSpec{
 	"tar": {args: "-C --directory -b -H --format --owner --group --mode --mtime --exclude --transform --xform" +
 		" -I --use-compress-program --index-file -f --file -V --label -g --listed-incremental -K --starting-file" +
 		" -N --newer --newer-mtime --strip-components --blocking-factor --record-size",
-		files: "-T --files-from -X --exclude-from", all: true, follow: "-h --dereference"},
+		files: "-T --files-from -X --exclude-from", all: true, follow: "-h --dereference", content: true,
+		exclude: "--exclude"},
 	"source": {ops: opsFirst}, ".": {ops: opsFirst},
 	"sqlite3": {args: "-cmd -separator -newline -nullvalue", ops: opsFirst},
 	"wget": {args: "-O -o -a -P -U -t -T -w -e --output-document --output-file --append-output --directory-prefix" +
@@ -123,7 +138,7 @@ var readers = map[string]readSpec{
 	"openssl":    {args: "-out -passout -passin -md -cipher -pass", files: "-in -inkey -kfile -CAfile -cert -key", whole: true, ops: opsNone},
 	"ssh-keygen": {args: "-b -t -C -N -P -n -O -I -V -z -Z -a -E -m -r -s -D -w -Y -M -T -G -S -J -j -K -R -F", files: "-f", ops: opsNone},
 	"gpg":        {args: "-r -u -o --recipient --local-user --output --homedir"},
-	"zip":        {args: "-x -i -b -n -t -tt -P -O --password --out", recursive: "-r -R", followAll: true},
+	"zip":        {args: "-x -i -b -n -t -tt -P -O --password --out", recursive: "-r -R", followAll: true, content: true},
 	"vim":        {args: "-c -S -u -i -T --cmd"}, "vi": {args: "-c -S -u -i -T --cmd"},
 	"nvim": {args: "-c -S -u -i --cmd"}, "view": {args: "-c -S -u -i -T --cmd"},
 	"nano": {args: "-Y -T -r --syntax --tabsize --fill"}, "emacs": {args: "-l --load --eval -f --funcall"},

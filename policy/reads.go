@@ -12,6 +12,10 @@ type readArgs struct {
 	paths     []word // files and folders it reads
 	recursive bool
 	follow    bool // the recursion follows the symbolic links it meets
+	// content: it prints what the files it reads hold (grep -r), not only
+	// their names (ls -R); filter: what its options say it skips.
+	content bool
+	filter  fileFilter
 }
 
 // optState is what the options seen so far have said.
@@ -19,6 +23,7 @@ type optState struct {
 	ra       readArgs
 	patGiven bool // an option gave the pattern (grep -e): every operand is a path
 	noOps    bool // an option said the operands are not paths (jq --args)
+	hidden   bool // an option said hidden files are read too (rg --hidden)
 }
 
 // parse walks the words as getopt would: options (with their values,
@@ -45,6 +50,8 @@ func (s readSpec) parse(ws []word) readArgs {
 	ra.paths = append(ra.paths, s.operands(ops, st)...)
 	ra.recursive = ra.recursive || s.all
 	ra.follow = ra.recursive && (ra.follow || s.followAll)
+	ra.content = s.content
+	ra.filter.skipHidden = s.skipHidden && !st.hidden
 	if s.extra != nil {
 		ra.paths = append(ra.paths, s.extra(ws)...)
 	}
@@ -81,6 +88,7 @@ func (s readSpec) flag(st *optState, name string) {
 	st.ra.recursive = st.ra.recursive || optIn(s.recursive, name)
 	st.ra.follow = st.ra.follow || optIn(s.follow, name)
 	st.noOps = st.noOps || hasField(s.stop, name)
+	st.hidden = st.hidden || optIn(s.hidden, name)
 }
 
 // optIn reports whether name is one of list's options, or a long option
@@ -103,19 +111,34 @@ func (s readSpec) longOption(st *optState, ws []word) int {
 		}
 		return min(2, len(ws)-1)
 	case (isFile || takes) && eq:
-		if isFile {
-			v := ws[0]
-			v.text = val
-			st.ra.paths = append(st.ra.paths, v)
-		}
+		v := ws[0]
+		v.text = val
+		s.valued(st, name, isFile, v)
 		return 0
 	case (isFile || takes) && len(ws) > 1:
-		if isFile {
-			st.ra.paths = append(st.ra.paths, ws[1])
-		}
+		s.valued(st, name, isFile, ws[1])
 		return 1
 	}
 	return 0
+}
+
+// valued notes the value v of the option name: a file it reads, or what
+// a recursive read skips or keeps to (grep --exclude=GLOB).
+func (s readSpec) valued(st *optState, name string, isFile bool, v word) {
+	f := &st.ra.filter
+	switch {
+	case isFile:
+		st.ra.paths = append(st.ra.paths, v)
+	case strings.Contains(v.text, unknown):
+	case hasField(s.include, name) && strings.HasPrefix(v.text, "!"): // rg -g '!.env*'
+		f.exclude = append(f.exclude, v.text[1:])
+	case hasField(s.include, name):
+		f.include = append(f.include, v.text)
+	case hasField(s.exclude, name):
+		f.exclude = append(f.exclude, v.text)
+	case hasField(s.excludeDir, name):
+		f.excludeDir = append(f.excludeDir, v.text)
+	}
 }
 
 // shortOptions handles a group like -rnA at ws[0]; an option taking a
@@ -130,17 +153,13 @@ func (s readSpec) shortOptions(st *optState, ws []word) int {
 			continue
 		}
 		if j+1 < len(t) {
-			if isFile {
-				v := ws[0]
-				v.text = t[j+1:]
-				st.ra.paths = append(st.ra.paths, v)
-			}
+			v := ws[0]
+			v.text = t[j+1:]
+			s.valued(st, o, isFile, v)
 			return 0
 		}
 		if len(ws) > 1 {
-			if isFile {
-				st.ra.paths = append(st.ra.paths, ws[1])
-			}
+			s.valued(st, o, isFile, ws[1])
 			return 1
 		}
 	}
@@ -223,8 +242,15 @@ func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 	}
 	if held := a.p.readProtect.under(abs); held != "" {
 		a.askSecret(part, in, "reads everything in "+abs+", which holds a protected path: "+held)
-	} else if how.follow {
+		return
+	}
+	if how.follow {
 		if why, class := a.p.linksOut(globDir(abs, w.glob)); why != "" {
+			a.r.note(class, part, in, a.withWhere(why))
+		}
+	}
+	if how.content {
+		if why, class := a.p.secretInside(globDir(abs, w.glob), how.filter); why != "" {
 			a.r.note(class, part, in, a.withWhere(why))
 		}
 	}

@@ -1,0 +1,80 @@
+package policy
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// fileFilter is what a recursive reader's own options say it skips: grep
+// --include/--exclude/--exclude-dir, rg -g, and hidden files, which rg
+// and ag pass over unless told otherwise.
+type fileFilter struct {
+	include, exclude, excludeDir []string // globs of base names
+	skipHidden                      bool
+}
+
+// reads reports whether a reader with this filter reads the file name.
+func (f fileFilter) reads(name string) bool {
+	if f.skipHidden && strings.HasPrefix(name, ".") || matchAny(f.exclude, name) {
+		return false
+	}
+	return len(f.include) == 0 || matchAny(f.include, name)
+}
+
+// enters reports whether a reader with this filter goes into the folder
+// name.
+func (f fileFilter) enters(name string) bool {
+	return !(f.skipHidden && strings.HasPrefix(name, ".") || matchAny(f.excludeDir, name))
+}
+
+func matchAny(globs []string, name string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// notSecretDirs hold what tools put there, never a secret a person keeps:
+// git's store, and packages, whose test keys would otherwise make every
+// search of a JavaScript project ask.
+var notSecretDirs = map[string]bool{".git": true, "node_modules": true}
+
+// secretInside looks through the folder dir (absolute, as the policy
+// names it) for a protected file a recursive reader with filter f would
+// read and print (grep -r TOKEN . prints .env), and says why reading dir
+// needs approval, or "". Links are not followed: a reader that follows
+// them is judged by linksOut. A folder too large to look through is asked
+// about.
+func (p *Policy) secretInside(dir string, f fileFilter) (string, askClass) {
+	n, found := 0, ""
+	err := filepath.WalkDir(filepath.FromSlash(kernelPath("", dir)), func(native string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // what cannot be read here cannot be read by the command either
+		case n >= maxWalk:
+			return errWalkBound
+		case e.IsDir() && n > 0 && (notSecretDirs[e.Name()] || !f.enters(e.Name())):
+			return fs.SkipDir
+		}
+		n++
+		rel := strings.TrimPrefix(filepath.ToSlash(native), filepath.ToSlash(kernelPath("", dir)))
+		if !e.IsDir() && f.reads(e.Name()) && p.readProtect.match(dir+rel, "") != "" {
+			found = dir + rel
+			return fs.SkipAll
+		}
+		return nil
+	})
+	switch {
+	case found != "":
+		return "reads everything in " + dir + ", which holds " + found + ", a protected path: " +
+			p.readProtect.match(found, "") + " (excluding it, as grep --exclude does, or naming the folders to read keeps it out)", askSecret
+	case errors.Is(err, errWalkBound):
+		return "reads everything in " + dir + ", which holds too many files to look for secrets among them", askSoft
+	}
+	return "", askSoft
+}
