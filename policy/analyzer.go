@@ -145,6 +145,7 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		a.funcDecl(n)
 	case *syntax.ParamExp:
 		a.paramRead(n)
+		a.paramAssign(n)
 	case *syntax.ArithmExp:
 		a.arithNames(n.X)
 	case *syntax.ArithmCmd:

@@ -51,6 +51,7 @@ func init() {
 	add(both(dumpRule, setRule), "set")
 	add(psRule, "ps")
 	add(readRule, "read")
+	add(unsetRule, "unset")
 	add(printfRule, "printf")
 	for _, n := range interpreterList {
 		if prev := rules[n]; prev != nil {

@@ -274,6 +274,39 @@ func readRule(a *analyzer, c cmd) {
 	}
 }
 
+// paramAssign judges ${NAME:=word} and ${NAME=word}, which assign NAME
+// when it is unset or empty: unset PATH; : ${PATH:=tools}; ls runs the
+// repository's ls. The value is not tracked: NAME may well be set.
+func (a *analyzer) paramAssign(pe *syntax.ParamExp) {
+	if pe.Param == nil || pe.Exp == nil || pe.Exp.Op != syntax.AssignUnset && pe.Exp.Op != syntax.AssignUnsetOrNull {
+		return
+	}
+	as := assignment{name: pe.Param.Value, raw: nodeText(a.src, pe), val: a.env.word(a.src, pe.Exp.Word)}
+	a.checkVar(as, "", true)
+}
+
+// unsetRule: unset NAME changes what the commands after it see as NAME=
+// would: unset GIT_PAGER gives git back the repository's core.pager,
+// unset PATH lets ${PATH:=tools} choose what runs. Only a variable of the
+// shell alone (lower case) is harmless, and unset -f removes functions.
+func unsetRule(a *analyzer, c cmd) {
+	funcs := false
+	for _, w := range c.words[1:] {
+		switch {
+		case w.text == "-f":
+			funcs = true
+		case funcs || w.text == "-v" || w.text == "-n" || w.text == "--":
+		case !w.known:
+			a.askSoft(w.raw, c.text, "unsets a variable whose name cannot be known before running")
+		case !shellLocal(w.text) && !harmlessVars[strings.ToUpper(w.text)]:
+			a.askSoft(w.raw, c.text, "unsets "+w.text+", which can change what commands do")
+		default:
+			delete(a.env.vars, w.text)
+			delete(a.env.loops, w.text)
+		}
+	}
+}
+
 // setRule notes set -a (set -o allexport): every variable set afterwards
 // reaches the programs the line starts.
 func setRule(a *analyzer, c cmd) {
