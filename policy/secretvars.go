@@ -121,6 +121,14 @@ const psArgOpts = "-o -O -p -u -U -g -G -t -q -C -s -k --pid --ppid --sort --for
 // environ format.
 func psRule(a *analyzer, c cmd) {
 	ws := c.words[1:]
+	for _, w := range ws {
+		// The environ format however it is given: -o environ, -Ao
+		// pid,environ, -oenviron, axopid,environ, --format=environ.
+		if strings.Contains(w.text, "environ") {
+			a.askSecret(w.raw, c.text, "prints the environments of processes, which hold secrets")
+			return
+		}
+	}
 	for i := 0; i < len(ws); i++ {
 		t := ws[i].text
 		switch {

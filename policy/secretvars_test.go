@@ -129,3 +129,16 @@ func TestProcessEnvironments(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestPsEnvironFormat: the environ format is what ps -o pid,environ
+// prints (asked about already), however it is spelt: stuck to -o or -O,
+// after a group of options, in a list of formats.
+func TestPsEnvironFormat(t *testing.T) {
+	p := testPolicy(t, config.Default())
+	for _, line := range []string{"ps -oenviron -A", "ps -Ao pid,environ", "ps -A -opid,environ", "ps -eoenviron",
+		"ps axopid,environ", "ps -Oenviron -A", "ps -Awwopid,environ", "ps -A --format=pid,environ"} {
+		if v := p.Check(line, true); v.Decision != Ask || !containsReason(v, "environments of processes") {
+			t.Errorf("%q: %+v", line, v)
+		}
+	}
+}
