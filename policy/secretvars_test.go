@@ -142,3 +142,31 @@ func TestPsEnvironFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotingDumpsAreSecretReads: set and export -p print each value
+// quoted as the shell reads it back; a password holding a quote shows in
+// pieces around the quoting, which masking does not know.
+func TestQuotingDumpsAreSecretReads(t *testing.T) {
+	needUnix(t)
+	const pw = `p4ss'w$rd-secret`
+	for _, line := range []string{"set", "export -p", "set | grep DB_"} {
+		cmd := exec.Command("/bin/sh", "-c", line)
+		cmd.Env = append(os.Environ(), "DB_PASSWORD="+pw)
+		out, _ := cmd.CombinedOutput()
+		m := mask.New(mask.SecretValues(cmd.Env, nil))
+		if shown := string(append(m.Write(out), m.Flush()...)); !strings.Contains(shown, `w$rd-secret`) {
+			t.Errorf("%q showed %q: the password did not get past the mask, the line proves nothing", line, shown)
+		}
+	}
+	p := testPolicy(t, config.Default())
+	for _, line := range []string{"set", "set | grep DB_", "export -p", "export", "declare -p", "typeset -p"} {
+		if v := p.Check(line, true); v.Decision != Ask || !containsReason(v, "quoted as the shell reads it back") {
+			t.Errorf("%q: %+v", line, v)
+		}
+	}
+	for _, line := range []string{"env", "printenv", "env | grep DB_", "set -e", "set -- a b"} {
+		if v := p.Check(line, true); v.Decision != Allow {
+			t.Errorf("%q: %+v", line, v)
+		}
+	}
+}
