@@ -241,16 +241,23 @@ func (a *analyzer) cmdsIn(n syntax.Node) []cmd {
 }
 
 // testClause asks about [[ ]] comparisons that evaluate variables as
-// arithmetic (-eq, -lt, ...); everything else in [[ ]] only reads.
+// arithmetic (-eq, -lt, ...) and about -v or -R of a name that may hold a
+// subscript; everything else in [[ ]] only reads.
 func (a *analyzer) testClause(t *syntax.TestClause) {
 	risky := false
 	syntax.Walk(t.X, func(n syntax.Node) bool {
-		if b, ok := n.(*syntax.BinaryTest); ok {
-			switch b.Op {
+		switch n := n.(type) {
+		case *syntax.BinaryTest:
+			switch n.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-				risky = risky || !isNumberTest(b.X) || !isNumberTest(b.Y)
-				a.arithNames(b.X)
-				a.arithNames(b.Y)
+				risky = risky || !isNumberTest(n.X) || !isNumberTest(n.Y)
+				a.arithNames(n.X)
+				a.arithNames(n.Y)
+			}
+		case *syntax.UnaryTest:
+			// -v 'a[$(cmd)]' evaluates the subscript.
+			if w, ok := n.X.(*syntax.Word); ok && (n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar) {
+				risky = risky || riskyName(a.env.word(a.src, w))
 			}
 		}
 		return !risky

@@ -52,6 +52,9 @@ func init() {
 	add(psRule, "ps")
 	add(readRule, "read")
 	add(unsetRule, "unset")
+	add(waitRule, "wait")
+	add(jobsRule, "jobs")
+	add(testVarRule, "test", "[")
 	add(printfRule, "printf")
 	for _, n := range interpreterList {
 		if prev := rules[n]; prev != nil {

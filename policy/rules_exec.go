@@ -143,6 +143,34 @@ func interpreterRule(a *analyzer, c cmd) {
 	}
 }
 
+// jobsRule: bash's jobs -x CMD ARGS runs CMD.
+func jobsRule(a *analyzer, c cmd) {
+	for i, w := range c.words[1:] {
+		if !strings.HasPrefix(w.text, "-") || w.text == "-" || w.text == "--" {
+			return
+		}
+		if strings.Contains(w.text, "x") && len(c.words) > i+2 {
+			a.simple(cmd{words: c.words[i+2:], text: c.text, level: c.level + 1})
+			return
+		}
+	}
+}
+
+// testVarRule: bash's test -v NAME and -R NAME evaluate a subscript in
+// NAME as arithmetic, where $(cmd) runs: test -v 'a[$(cmd)]'.
+func testVarRule(a *analyzer, c cmd) {
+	for i := 1; i+1 < len(c.words); i++ {
+		if t := c.words[i].text; (t == "-v" || t == "-R") && riskyName(c.words[i+1]) {
+			a.askSoft(c.words[i+1].raw, c.text, "expands a variable in a way that can run commands hidden in its value")
+		}
+	}
+}
+
+// riskyName reports a variable name that may hold a subscript.
+func riskyName(w word) bool {
+	return strings.ContainsAny(w.text, "["+unknown)
+}
+
 // watchRule: watch runs its arguments through sh -c, or directly with -x.
 func watchRule(a *analyzer, c cmd) {
 	ws := c.words[1:]

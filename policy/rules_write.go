@@ -321,6 +321,20 @@ func setRule(a *analyzer, c cmd) {
 		if strings.HasPrefix(w.text, "-") && (strings.Contains(w.text[1:], "a") || w.text == "-o" && next == "allexport") {
 			a.env.allExport = true
 		}
+		if strings.HasPrefix(w.text, "-") && (strings.Contains(w.text[1:], "k") && w.text != "-o" || w.text == "-o" && next == "keyword") {
+			a.askSoft(w.raw, c.text, "set -k makes the NAME=value words of later commands their environment, unseen")
+		}
+	}
+}
+
+// waitRule: bash's wait -p NAME assigns NAME (and a subscript in NAME is
+// evaluated: wait -n -p 'a[$(cmd)]' runs cmd).
+func waitRule(a *analyzer, c cmd) {
+	for i := 1; i < len(c.words); i++ {
+		if v, used := optValue(c.words, i, 'p', "", ""); v != nil {
+			a.assignName(*v, c)
+			i += used
+		}
 	}
 }
 
