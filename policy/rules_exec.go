@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -384,7 +385,8 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd) {
 		return
 	}
 	from := ""
-	for _, st := range a.pipeStages(b) {
+	stages := a.pipeStages(b)
+	for i, st := range stages {
 		if from != "" {
 			if r := a.stdinReaderIn(st); r != "" {
 				a.deny(nodeText(a.src, st), nodeText(a.src, b), "runs what "+from+" outputs as code, unread")
@@ -393,7 +395,113 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd) {
 		if from == "" {
 			from = a.sourceIn(st)
 		}
+		if i > 0 {
+			a.pipedCode(stages[i-1], st)
+		}
 	}
+}
+
+// pipedCode judges the text echo, printf or cat <<EOF writes into a
+// shell as that shell's code: echo 'sudo id' | sh is sudo id.
+func (a *analyzer) pipedCode(from, to *syntax.Stmt) {
+	reader, ok := a.stdinReader(to)
+	if !ok {
+		return
+	}
+	name := cmdBase(reader.words[0].text)
+	for _, text := range a.writtenText(from) {
+		a.codeIn(reader, text, "in what "+name+" reads from "+quote(nodeText(a.src, from)), kindByName(name))
+	}
+}
+
+// stdinReader finds the command in n that runs its stdin as code.
+func (a *analyzer) stdinReader(n syntax.Node) (cmd, bool) {
+	for _, c := range a.cmdsIn(n) {
+		ch := a.chain(c)
+		if last := ch[len(ch)-1]; readsStdinCode(last) && isShell(cmdBase(last.words[0].text)) {
+			return last, true
+		}
+	}
+	return cmd{}, false
+}
+
+// writtenText is what a statement of echo, printf or cat with a
+// here-document prints, in every form a shell could print it (dash's echo
+// reads backslash escapes, bash's does not), or nothing when that cannot
+// be known.
+func (a *analyzer) writtenText(st *syntax.Stmt) []word {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil
+	}
+	c := a.newCmd(st, call)
+	var text string
+	switch cmdBase(c.words[0].text) {
+	case "echo":
+		ws := c.words[1:]
+		for len(ws) > 0 && hasField("-n -e -E -ne -en", ws[0].text) {
+			ws = ws[1:]
+		}
+		text = joinWords(ws).text
+		return knownTexts(c, text, xsiEcho(text))
+	case "printf":
+		if ops := operands(c.words[1:]); len(ops) == 1 && !strings.Contains(ops[0].text, "%") {
+			return knownTexts(c, ansiC(ops[0].text))
+		}
+	case "cat":
+		if len(c.words) == 1 {
+			for _, r := range st.Redirs {
+				switch r.Op {
+				case syntax.Hdoc, syntax.DashHdoc:
+					return knownTexts(c, a.env.hdoc(a.src, r).text)
+				case syntax.WordHdoc:
+					return knownTexts(c, a.env.word(a.src, r.Word).text+"\n")
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// knownTexts makes words of the texts that hold nothing unknown.
+func knownTexts(c cmd, texts ...string) []word {
+	var out []word
+	for i, t := range texts {
+		if !strings.Contains(t, unknown) && (i == 0 || t != texts[0]) {
+			out = append(out, word{raw: c.text, text: t, known: true})
+		}
+	}
+	return out
+}
+
+// xsiEcho decodes the escapes of dash's echo: \0NNN in octal, \c ends the
+// output, and the C escapes.
+func xsiEcho(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch c := s[i+1]; {
+		case c == 'c':
+			return b.String()
+		case c == '0':
+			n := 0
+			for n < 3 && i+2+n < len(s) && s[i+2+n] >= '0' && s[i+2+n] <= '7' {
+				n++
+			}
+			v, _ := strconv.ParseUint("0"+s[i+2:i+2+n], 8, 8)
+			b.WriteByte(byte(v))
+			i += 1 + n
+		case strings.IndexByte("abfnrtv\\", c) >= 0:
+			b.WriteString(ansiC(s[i : i+2]))
+			i++
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 func (a *analyzer) pipeStages(b *syntax.BinaryCmd) []*syntax.Stmt {
