@@ -42,7 +42,7 @@ func (a *analyzer) broad(w word) (targetKind, string) {
 	if w.glob {
 		d, b := path.Split(t)
 		if !matchesAll(b) || strings.ContainsAny(d, "*?[") {
-			return notBroad, ""
+			return a.globMatchesPlace(t)
 		}
 		dir, all = d, true
 		if dir == "" {
@@ -64,6 +64,50 @@ func (a *analyzer) broad(w word) (targetKind, string) {
 		return kind, "everything in " + why
 	}
 	return notBroad, ""
+}
+
+// globMatchesPlace classifies a glob by the broadest place no command
+// may delete that it could match: /hom?/u is the home folder, /??? the
+// system's top folders, /srv/*/proj the root.
+func (a *analyzer) globMatchesPlace(glob string) (targetKind, string) {
+	if a.env.cwd == "" && !isAbsPath(glob) {
+		return notBroad, ""
+	}
+	glob = joinPath(a.env.cwd, glob)
+	d, b := path.Split(glob)
+	kind, why := notBroad, ""
+	for _, place := range a.places() {
+		k, w := notBroad, ""
+		if ok, _ := path.Match(glob, place); ok {
+			k, w = a.classify(place)
+		} else if ok, _ := path.Match(path.Clean(d), place); ok && matchesAll(b) {
+			// /hom?/*: everything in a place.
+			if k, w = a.classify(place); k == kindRoot && place == a.p.root {
+				k = kindRootAll
+			}
+			w = "everything in " + w
+		}
+		if k > kind {
+			kind, why = k, w+" (the pattern matches "+place+")"
+		}
+	}
+	return kind, why
+}
+
+// places are the folders a delete must never reach: the file system's
+// root, its top folders, and every folder on the way to the root and the
+// home folder.
+func (a *analyzer) places() []string {
+	out := []string{"/"}
+	for top := range systemTops {
+		out = append(out, "/"+top)
+	}
+	for _, p := range []string{a.p.root, a.env.homeDir()} {
+		for ; p != "/" && p != "." && p != ""; p = path.Dir(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // linkedTarget is where a delete of p acts when a symbolic link on the way
