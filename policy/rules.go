@@ -26,7 +26,7 @@ func init() {
 		"gdisk", "sgdisk", "cgdisk", "diskpart", "format",
 		"shutdown", "reboot", "halt", "poweroff")
 	add(diskutilRule, "diskutil")
-	add(powerRule, "systemctl", "init", "telinit")
+	add(powerRule, "systemctl", "init", "telinit", "loginctl", "kexec")
 	add(rmRule, "rm", "rmdir", "unlink", "shred", "srm")
 	add(findRule, "find")
 	add(chmodRule, "chmod", "chown", "chgrp", "chattr", "setfacl")
@@ -113,13 +113,22 @@ func diskutilRule(a *analyzer, c cmd) {
 	}
 }
 
+// powerVerbs of systemctl and loginctl stop, suspend or restart the
+// machine; loginctl's kill and terminate verbs end every process of a
+// user or session, the helper and its host among them.
+const powerVerbs = " poweroff reboot halt kexec soft-reboot suspend hibernate hybrid-sleep suspend-then-hibernate "
+
 func powerRule(a *analyzer, c cmd) {
 	base := cmdBase(c.words[0].text)
 	for _, w := range c.words[1:] {
 		t := w.text
-		if base == "systemctl" && strings.Contains(" poweroff reboot halt kexec soft-reboot suspend hibernate hybrid-sleep ", " "+t+" ") ||
-			base != "systemctl" && (t == "0" || t == "6") {
+		switch {
+		case (base == "systemctl" || base == "loginctl") && strings.Contains(powerVerbs, " "+t+" "),
+			(base == "init" || base == "telinit") && (t == "0" || t == "6"),
+			base == "kexec" && (hasOption(t, "-e") || hasOption(t, "-f") || isLong(t, "--exec --force")):
 			a.deny(w.raw, c.text, "stops or restarts the machine")
+		case base == "loginctl" && hasField("kill-user terminate-user kill-session terminate-session", t):
+			a.deny(w.raw, c.text, "ends every process of a user or session, the helper and its host among them")
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -33,9 +35,21 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 // quietDevices can be written without writing anything that lasts.
 var quietDevices = regexp.MustCompile(`^/dev/(null|zero|stdout|stderr|tty|fd/[0-9]+|full|random|urandom)$`)
 
-var blockDevice = regexp.MustCompile(`^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|sr|disk|rdisk|mapper/|mem$|kmem$|port$|fb)`)
+var blockDevice = regexp.MustCompile(`^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|sr|disk|rdisk|mapper/|block/|root$|mem$|kmem$|port$|fb)`)
 
-func isBlockDevice(p string) bool { return blockDevice.MatchString(path.Clean(p)) }
+// isBlockDevice reports a disk by its name, or a path that is one (or a
+// link to one) when the line is judged: /dev/block/8:0, a repository's
+// disk -> /dev/sda.
+func isBlockDevice(p string) bool {
+	if blockDevice.MatchString(path.Clean(p)) {
+		return true
+	}
+	fi, err := os.Stat(filepath.FromSlash(p))
+	return err == nil && fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0
+}
+
+// powerFiles stop, suspend or restart the machine when written to.
+var powerFiles = regexp.MustCompile(`^/(proc/sysrq-trigger|sys/power/(state|disk))$`)
 
 // writeTarget judges a path something writes to. plain says whether writing
 // an ordinary file is worth an ask by itself (redirections; commands that
@@ -48,8 +62,11 @@ func (a *analyzer) writeTarget(t word, part, in string, plain bool) {
 	switch {
 	case quietDevices.MatchString(p):
 		return
-	case isBlockDevice(p):
+	case isBlockDevice(p) || a.env.cwd != "" && !strings.Contains(p, unknown) && isBlockDevice(joinPath(a.env.cwd, p)):
 		a.deny(part, in, "writes to a block device")
+		return
+	case powerFiles.MatchString(path.Clean(p)):
+		a.deny(part, in, "stops, suspends or restarts the machine")
 		return
 	case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
 		a.askSoft(part, in, "opens a network connection")
