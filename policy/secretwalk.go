@@ -13,7 +13,7 @@ import (
 // and ag pass over unless told otherwise.
 type fileFilter struct {
 	include, exclude, excludeDir []string // globs of base names
-	skipHidden                      bool
+	skipHidden                   bool
 }
 
 // reads reports whether a reader with this filter reads the file name.
