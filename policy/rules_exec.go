@@ -205,11 +205,14 @@ func joinWords(ws []word) word {
 
 // codeOptRule judges the -c/--command string of flock, su and script,
 // which hand it to the user's shell.
+// The code may be stuck to -c or follow a group ending in c (script
+// -qc CODE), or be --command's value (--command=CODE, --comm CODE).
 func codeOptRule(a *analyzer, c cmd) {
 	ws := c.words
-	for i := 1; i+1 < len(ws); i++ {
-		if ws[i].text == "-c" || ws[i].text == "--command" {
-			a.codeIn(c, ws[i+1], "inside "+cmdBase(ws[0].text)+" -c", kindSh)
+	for i := 1; i < len(ws); i++ {
+		if v, used := optValue(ws, i, 'c', "EIOBTmtwu", "--command"); v != nil {
+			a.codeIn(c, *v, "inside "+cmdBase(ws[0].text)+" -c", kindSh)
+			i += used
 		}
 	}
 }
@@ -397,6 +400,7 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd) {
 		}
 		if i > 0 {
 			a.pipedCode(stages[i-1], st)
+			a.pipedPids(stages[i-1], st)
 		}
 	}
 }
