@@ -115,6 +115,7 @@ var writeChecks = map[string]func(c cmd) (string, string){
 	"env":  envWrites,
 	"sort": optionWrites("writes its output to a file", "-o", "--output"),
 	"uniq": uniqWrites,
+	"sed":  sedWrites, "gsed": sedWrites,
 }
 
 // optionWrites flags any of opts, alone, with "=value", abbreviated as
