@@ -116,6 +116,7 @@ var writeChecks = map[string]func(c cmd) (string, string){
 	"sort": optionWrites("writes its output to a file", "-o", "--output"),
 	"uniq": uniqWrites,
 	"sed":  sedWrites, "gsed": sedWrites,
+	"awk": awkWrites, "gawk": awkWrites, "mawk": awkWrites, "nawk": awkWrites,
 }
 
 // optionWrites flags any of opts, alone, with "=value", abbreviated as

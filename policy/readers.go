@@ -120,8 +120,8 @@ var readers = map[string]readSpec{
 	"yq":  {args: "-o -p -I --output-format --input-format --indent", files: "--from-file", pattern: true, patOpts: "--from-file"},
 	"sed": {args: "-l --line-length -e --expression", files: "-f --file", pattern: true, patOpts: "-e --expression -f --file",
 		extra: sedFiles},
-	"awk": {args: "-F -v --field-separator --assign", files: "-f --file -E --exec -i --include",
-		pattern: true, patOpts: "-f --file -E --exec", assigns: true},
+	"awk": {args: "-F -v -W -e -l --field-separator --assign --source --load", files: "-f --file -E --exec -i --include",
+		pattern: true, patOpts: "-f --file -E --exec -e --source", assigns: true, extra: awkFiles},
 	"xargs": {args: "-n -I -P -L -d -E -s --max-args --max-procs --max-lines --delimiter",
 		files: "-a --arg-file", ops: opsNone},
 	"tar": {args: "-C --directory -b -H --format --owner --group --mode --mtime --exclude --transform --xform" +

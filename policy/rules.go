@@ -52,6 +52,7 @@ func init() {
 	add(psRule, "ps")
 	add(readRule, "read")
 	add(unsetRule, "unset")
+	add(awkRule, "awk", "gawk", "mawk", "nawk")
 	add(waitRule, "wait")
 	add(jobsRule, "jobs")
 	add(testVarRule, "test", "[")

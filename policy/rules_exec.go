@@ -286,6 +286,8 @@ func readsStdinCode(c cmd) bool {
 	case isInterpreter(base):
 		ops := operands(c.words[1:])
 		return !hasCodeOption(c.words) && (len(ops) == 0 || isStdinPath(ops[0].text))
+	case base == "awk" || base == "gawk" || base == "mawk" || base == "nawk":
+		return awkRunsInput(c)
 	}
 	return false
 }
