@@ -55,6 +55,11 @@ const (
 	opsFirst         // only the first is (source FILE ARGS, sqlite3 DB SQL)
 )
 
+// tarArgs are tar's options that take a value.
+const tarArgs = "-C --directory -b -H --format --owner --group --mode --mtime --exclude --transform --xform" +
+	" -I --use-compress-program --index-file -f --file -V --label -g --listed-incremental -K --starting-file" +
+	" -N --newer --newer-mtime --strip-components --blocking-factor --record-size"
+
 // grepArgs are grep's options that take a value.
 const grepArgs = "-e --regexp -A -B -C -m -d -D --context --after-context --before-context --max-count" +
 	" --include --exclude --exclude-dir --color --colour --label --binary-files --devices --directories --group-separator"
@@ -68,7 +73,8 @@ var readers = map[string]readSpec{
 	"nl":   {args: "-b -d -f -h -i -l -n -s -v -w"},
 	"head": {args: "-n -c --lines --bytes"},
 	"tail": {args: "-n -c --lines --bytes -s --sleep-interval --pid"},
-	"less": {args: "-b -h -j -p -x -y -z -P -T --pattern --tabs -# --shift", files: "-k -o -O --lesskey-file"},
+	"less": {args: "-b -h -j -p -x -y -z -P -T -o -O --pattern --tabs -# --shift --log-file --LOG-FILE",
+		files: "-k --lesskey-file"},
 	"more": {args: "-n --lines"},
 	"wc":   {files: "--files0-from"},
 	"file": {args: "-F -e -P --separator --exclude --parameter", files: "-m -f --magic-file --files-from"},
@@ -117,18 +123,16 @@ var readers = map[string]readSpec{
 	"bat":  {args: "-l -H -r -m --language --highlight-line --line-range --map-syntax --theme --style --tabs --wrap"},
 	"jq": {args: "--indent --tab -L", pairs: "--arg --argjson", pairFiles: "--slurpfile --rawfile", files: "-f --from-file",
 		stop: "--args --jsonargs", pattern: true, patOpts: "-f --from-file"},
-	"yq":  {args: "-o -p -I --output-format --input-format --indent", files: "--from-file", pattern: true, patOpts: "--from-file"},
+	"yq": {args: "-o -p -I --output-format --input-format --indent", files: "--from-file", pattern: true, patOpts: "--from-file"},
 	"sed": {args: "-l --line-length -e --expression", files: "-f --file", pattern: true, patOpts: "-e --expression -f --file",
 		extra: sedFiles},
 	"awk": {args: "-F -v -W -e -l --field-separator --assign --source --load", files: "-f --file -E --exec -i --include",
 		pattern: true, patOpts: "-f --file -E --exec -e --source", assigns: true, extra: awkFiles},
 	"xargs": {args: "-n -I -P -L -d -E -s --max-args --max-procs --max-lines --delimiter",
 		files: "-a --arg-file", ops: opsNone},
-	"tar": {args: "-C --directory -b -H --format --owner --group --mode --mtime --exclude --transform --xform" +
-		" -I --use-compress-program --index-file -f --file -V --label -g --listed-incremental -K --starting-file" +
-		" -N --newer --newer-mtime --strip-components --blocking-factor --record-size",
+	"tar": {args: tarArgs,
 		files: "-T --files-from -X --exclude-from", all: true, follow: "-h --dereference", content: true,
-		exclude: "--exclude"},
+		exclude: "--exclude", ops: opsNone, extra: tarFiles},
 	"source": {ops: opsFirst}, ".": {ops: opsFirst},
 	"sqlite3": {args: "-cmd -separator -newline -nullvalue", ops: opsFirst},
 	"wget": {args: "-O -o -a -P -U -t -T -w -e --output-document --output-file --append-output --directory-prefix" +

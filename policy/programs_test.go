@@ -1,0 +1,73 @@
+package policy
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/termhelper/termhelper/config"
+)
+
+// TestOptionsOfProgramsOftenAllowed: with sort, tar, zip, man, rg, less,
+// curl, xxd, make and npm on the allow list, an option that runs a
+// program, writes a file or changes what a build runs is asked about. The
+// lines whose program exists here run to show their effect.
+func TestOptionsOfProgramsOftenAllowed(t *testing.T) {
+	needUnix(t)
+	root := secretRoot(t)
+	writeScript(t, root+"/evil.sh", "touch \"$0.ran\"")
+	if err := os.WriteFile(root+"/Makefile", []byte("all:\n\t@true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Policy.Allow = append(cfg.Policy.Allow, "sort", "tar", "zip", "man", "rg", "less", "curl", "xxd", "make",
+		"npm test", "npm run")
+	p := New(cfg, root, nil)
+	runs := map[string]string{
+		"tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='touch @' README.md": "tar",
+		"tar -I '" + root + "/evil.sh' -cf /dev/null README.md":                         "tar",
+		"tar -cf - README.md | tar -x --to-command='touch @'":                           "tar",
+		"make --eval='$(shell touch @)'":                                                "make",
+		"make SHELL='" + root + "/evil.sh' all":                                         "make",
+		"make all CC='touch @'":                                                         "",
+		"sort --compress-program=./evil.sh README.md":                                   "",
+		"sort --out=@ README.md":                                                        "sort",
+		"tar -cf @ README.md":                                                           "tar",
+		"zip -TT ./evil.sh z.zip README.md":                                             "",
+		"man -P 'touch @' ls":                                                           "",
+		"rg --pre ./evil.sh x":                                                          "",
+		"less '+!touch @' README.md":                                                    "",
+		"curl -o @ https://example.com":                                                 "",
+		"xxd README.md @":                                                               "xxd",
+		"npm test --script-shell=./evil.sh":                                             "",
+		"npm run x --script-s=./evil.sh":                                                "",
+	}
+	i := 0
+	for line, prog := range runs {
+		i++
+		marker := root + "/PWNED" + strings.Repeat("x", i)
+		line = strings.ReplaceAll(line, "@", marker)
+		if _, err := exec.LookPath(prog); prog != "" && err == nil {
+			runIn(t, root, nil, "/bin/sh", "-c", line)
+			if !exists(marker) && !exists(root+"/evil.sh.ran") {
+				t.Errorf("%q made no marker: the line proves nothing", line)
+			}
+			os.Remove(root + "/evil.sh.ran")
+		}
+		if v := p.Check(line, true); v.Decision != Ask {
+			t.Errorf("%q: %+v, want ask", line, v)
+		}
+	}
+	for _, line := range []string{"tar tf x.tar", "tar -tzf x.tgz", "tar -cf - README.md", "tar -C . -cf - README.md",
+		"zip - README.md", "man ls", "man -P cat ls", "rg -n x README.md", "less README.md", "curl -sS https://example.com",
+		"xxd README.md", "make all", "make test CC=clang", "make -j4 all", "npm test", "npm test -- --script-shell=x",
+		"sort -u README.md"} {
+		if v := p.Check(line, true); v.Decision != Allow {
+			t.Errorf("%q: %+v, want allow", line, v)
+		}
+	}
+	if v := p.Check("tar -cf - .", true); v.Decision != Ask || !containsReason(v, ".env") {
+		t.Errorf("tar -cf - . prints .env: %+v", v)
+	}
+}
