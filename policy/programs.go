@@ -281,3 +281,48 @@ func npmWrites(c cmd) (string, string) {
 	}
 	return "", ""
 }
+
+// jqEnv finds jq's environment: $ENV and env, and the name after them
+// when it is given literally ($ENV.HOME, env["HOME"]).
+var jqEnv = regexp.MustCompile(`(?:\$ENV|(?:^|[^.\w$])env)\b(?:\s*(?:\.\s*"?|\[\s*")([A-Za-z_][A-Za-z0-9_]*))?`)
+
+// jqRule asks about a jq program that reads the environment in a way
+// masking cannot follow: a secret variable (env.API_KEY[0:4]), or every
+// variable ($ENV, env | tostring).
+func jqRule(a *analyzer, c cmd) {
+	prog, ok := jqProgram(c.words[1:])
+	if !ok {
+		return
+	}
+	for _, m := range jqEnv.FindAllStringSubmatch(prog.text, -1) {
+		switch {
+		case m[1] == "":
+			a.askSecret(prog.raw, c.text, "reads every variable's value ($ENV, env), where masking cannot follow it")
+			return
+		case a.p.secretVar(m[1]):
+			a.askSecret(prog.raw, c.text, "reads the value of "+m[1]+secretWhy)
+		}
+	}
+}
+
+// jqProgram is the program jq runs when it is given on the command line.
+func jqProgram(ws []word) (word, bool) {
+	for i := 0; i < len(ws); i++ {
+		t := ws[i].text
+		switch {
+		case hasField("-f --from-file --args --jsonargs", t):
+			return word{}, false
+		case hasField("--arg --argjson --slurpfile --rawfile", t):
+			i += 2
+		case hasField("--indent -L", t):
+			i++
+		case t == "--":
+			if i+1 < len(ws) {
+				return ws[i+1], true
+			}
+		case !strings.HasPrefix(t, "-") || t == "-":
+			return ws[i], true
+		}
+	}
+	return word{}, false
+}

@@ -71,3 +71,28 @@ func TestOptionsOfProgramsOftenAllowed(t *testing.T) {
 		t.Errorf("tar -cf - . prints .env: %+v", v)
 	}
 }
+
+// TestJqReadsTheEnvironment: jq's env and $ENV give every variable's
+// value to a program that can cut it in pieces, which masking cannot
+// follow; run where jq exists to show a piece of a key.
+func TestJqReadsTheEnvironment(t *testing.T) {
+	cfg := config.Default()
+	cfg.Policy.Allow = append(cfg.Policy.Allow, "jq")
+	p := testPolicy(t, cfg)
+	if _, err := exec.LookPath("jq"); err == nil {
+		if out := masked(t, "jq -rn 'env.OPENAI_API_KEY[4:12]'"); !strings.Contains(out, apiKey[4:12]) {
+			t.Errorf("jq printed %q, not a piece of the key: the line proves nothing", out)
+		}
+	}
+	for _, line := range []string{"jq -n 'env.OPENAI_API_KEY[3:12]'", "jq -n '$ENV.OPENAI_API_KEY | explode'",
+		"jq -n 'env | tostring | .[0:4000]'", "jq -n '$ENV[\"GITHUB_TOKEN\"]'", "jq -n '[env[]] | join(\",\")'"} {
+		if v := p.Judge(line, testRoot, Judging{Trusted: true, Sandboxed: true}); v.Decision != Ask {
+			t.Errorf("%q: %+v, want ask", line, v)
+		}
+	}
+	for _, line := range []string{"jq -n 'env.HOME'", "jq '.env.API_KEY' package.json", "jq -r '.scripts.test' package.json"} {
+		if v := p.Check(line, true); v.Decision != Allow {
+			t.Errorf("%q: %+v, want allow", line, v)
+		}
+	}
+}

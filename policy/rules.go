@@ -53,6 +53,7 @@ func init() {
 	add(readRule, "read")
 	add(unsetRule, "unset")
 	add(awkRule, "awk", "gawk", "mawk", "nawk")
+	add(jqRule, "jq", "gojq", "jaq")
 	add(waitRule, "wait")
 	add(jobsRule, "jobs")
 	add(testVarRule, "test", "[")
