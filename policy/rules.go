@@ -54,6 +54,7 @@ func init() {
 	add(unsetRule, "unset")
 	add(awkRule, "awk", "gawk", "mawk", "nawk")
 	add(jqRule, "jq", "gojq", "jaq")
+	add(gitRule, "git")
 	add(waitRule, "wait")
 	add(jobsRule, "jobs")
 	add(testVarRule, "test", "[")
