@@ -326,3 +326,37 @@ func jqProgram(ws []word) (word, bool) {
 	}
 	return word{}, false
 }
+
+// projectDirOpts name, per program, the options that make it build or run
+// the project in another folder: its Makefile, package.json scripts or
+// Cargo.toml are then another project's.
+var projectDirOpts = map[string][2]string{
+	"make": {"C", "--directory"}, "gmake": {"C", "--directory"}, "npm": {"C", "--prefix"},
+	"pnpm": {"C", "--dir"}, "yarn": {"", "--cwd"}, "bun": {"", "--cwd"}, "cargo": {"C", "--manifest-path"},
+	"go": {"C", ""}, "just": {"d", "--working-directory --justfile"}, "rake": {"C", "--directory"},
+}
+
+// projectDirRule asks about building or running a project outside the
+// root: make -C /elsewhere, npm test --prefix /elsewhere.
+func projectDirRule(a *analyzer, c cmd) {
+	opts := projectDirOpts[cmdBase(c.words[0].text)]
+	for i := 1; i < len(c.words) && c.words[i].text != "--"; i++ {
+		var v *word
+		used := 0
+		if opts[0] != "" {
+			v, used = optValue(c.words, i, opts[0][0], "", opts[1])
+		} else {
+			v, used = optValue(c.words, i, 0, "", opts[1])
+		}
+		if v == nil {
+			continue
+		}
+		i += used
+		switch dir := joinPath(a.env.cwd, v.text); {
+		case strings.Contains(v.text, unknown) || a.env.cwd == "" && !isAbsPath(v.text):
+			a.askSoft(v.raw, c.text, "runs a project in a folder that cannot be known before running")
+		case !inside(a.p.root, a.p.logical(kernelPath("", dir))):
+			a.askSoft(v.raw, c.text, "runs the project in "+dir+", outside the project root")
+		}
+	}
+}

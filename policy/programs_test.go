@@ -96,3 +96,38 @@ func TestJqReadsTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectsOutsideTheRoot: an entry for make or npm test trusts the
+// project's own Makefile and scripts; -C or --prefix runs another
+// project's. The make line runs to show the other Makefile running.
+func TestProjectsOutsideTheRoot(t *testing.T) {
+	needUnix(t)
+	root, other := scratchRoot(t), scratchRoot(t)
+	marker := other + "/PWNED"
+	if err := os.WriteFile(other+"/Makefile", []byte("all:\n\ttouch "+marker+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Policy.Allow = append(cfg.Policy.Allow, "make", "npm test", "cargo test")
+	p := New(cfg, root, nil)
+	if _, err := exec.LookPath("make"); err == nil {
+		runIn(t, root, nil, "make", "-C", other)
+		if !exists(marker) {
+			t.Error("make -C did not run the other Makefile: the line proves nothing")
+		}
+	}
+	for _, line := range []string{"make -C " + other, "npm test --prefix " + other, "make --directory=../x all",
+		"npm --prefix=.. test", "cargo test --manifest-path ../o/Cargo.toml", "make -C $DIR"} {
+		if v := p.Check(line, true); v.Decision != Ask {
+			t.Errorf("%q: %+v, want ask", line, v)
+		}
+	}
+	if err := os.Mkdir(root+"/src", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"make -C src", "npm test --prefix .", "make"} {
+		if v := p.Check(line, true); v.Decision != Allow {
+			t.Errorf("%q: %+v, want allow", line, v)
+		}
+	}
+}

@@ -66,6 +66,13 @@ func init() {
 			rules[n] = interpreterRule
 		}
 	}
+	for name := range projectDirOpts {
+		if prev := rules[name]; prev != nil {
+			rules[name] = both(prev, projectDirRule)
+		} else {
+			rules[name] = projectDirRule
+		}
+	}
 	// su is both a privilege change and a taker of -c code: deny wins.
 	rules["su"] = denyName
 }
