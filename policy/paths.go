@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/termhelper/termhelper/config"
@@ -208,6 +209,11 @@ type protector struct {
 	// leave it to the broad-target rules; a read of * could read a key.
 	globAll bool
 	fold    bool // match without regard to case (foldsCase)
+	// win: Windows names: a trailing dot or space is dropped (.git.\config
+	// is .git\config), and a short 8.3 name (GIT~1) may stand for a long
+	// one. dotGlob: a * matches a leading dot, as in cmd.exe and
+	// PowerShell.
+	win, dotGlob bool
 }
 
 type protPattern struct {
@@ -279,6 +285,9 @@ func (pr *protector) match(target, cwd string) string {
 	} else {
 		abs = path.Clean(target)
 	}
+	if pr.win {
+		target, abs = winElems(target), winElems(abs)
+	}
 	rel := strings.Split(path.Clean(target), "/")
 	for _, p := range pr.patterns {
 		if p.anchor == "" && pr.anyDepth(p, rel) || p.anchor == "" && abs != "" && pr.anyDepth(p, strings.Split(abs, "/")) {
@@ -347,7 +356,7 @@ func (pr *protector) anchored(p protPattern, abs string) bool {
 
 func (pr *protector) elemsMatch(pats, elems []string) bool {
 	for i, pat := range pats {
-		if !elemMatch(pat, elems[i], pr.globAll) {
+		if !pr.elemMatch(pat, elems[i]) {
 			return false
 		}
 	}
@@ -358,19 +367,26 @@ func (pr *protector) elemsMatch(pats, elems []string) bool {
 // element may itself be a glob the shell expands ("> .en*"): then it
 // matches when it could name what the pattern protects, tried on two
 // sample names the pattern matches (".env" and ".envx" for ".env*").
-func elemMatch(pat, elem string, globAll bool) bool {
+func (pr *protector) elemMatch(pat, elem string) bool {
 	if strings.Contains(elem, unknown) {
 		return pat == "*" // /proc/$$/environ is /proc/*/environ
 	}
 	if ok, _ := path.Match(pat, elem); ok {
 		return true
 	}
-	if !strings.ContainsAny(elem, "*?[") || matchesAll(elem) && !globAll {
+	if pr.win && shortName.MatchString(elem) {
+		for _, g := range shortGlobs(elem) {
+			if pr.elemMatch(pat, g) {
+				return true
+			}
+		}
+	}
+	if !strings.ContainsAny(elem, "*?[") || matchesAll(elem) && !pr.globAll {
 		return false // a plain name, or a * that the broad-target rules judge
 	}
 	for _, star := range []string{"", "x"} {
 		probe := strings.NewReplacer("*", star, "?", "x", "[", "", "]", "").Replace(pat)
-		if strings.HasPrefix(probe, ".") && !strings.HasPrefix(elem, ".") {
+		if strings.HasPrefix(probe, ".") && !strings.HasPrefix(elem, ".") && !pr.dotGlob {
 			continue // the shell's * does not match a leading dot
 		}
 		if ok, _ := path.Match(elem, probe); ok {
@@ -378,4 +394,32 @@ func elemMatch(pat, elem string, globAll bool) bool {
 		}
 	}
 	return false
+}
+
+// shortName is a Windows 8.3 name made for a longer one: up to six
+// characters, ~ and a number, and up to three of the extension.
+var shortName = regexp.MustCompile(`(?i)^([^~./]{1,6})~[0-9]+(?:\.([^.]{1,3}))?$`)
+
+// shortGlobs are patterns matching the long names a short 8.3 name may
+// stand for: its characters start the name and the extension, and a
+// leading dot of the long name is left out of the short one.
+func shortGlobs(elem string) []string {
+	m := shortName.FindStringSubmatch(elem)
+	g := m[1] + "*"
+	if m[2] != "" {
+		g += "." + m[2] + "*"
+	}
+	return []string{g, "." + g}
+}
+
+// winElems drops what Windows drops from each path element: trailing
+// dots and spaces.
+func winElems(p string) string {
+	parts := strings.Split(p, "/")
+	for i, e := range parts {
+		if t := strings.TrimRight(e, ". "); t != "" {
+			parts[i] = t
+		}
+	}
+	return strings.Join(parts, "/")
 }

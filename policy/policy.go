@@ -98,6 +98,8 @@ func newFor(goos string, cfg config.Config, root string, store *Store) *Policy {
 	p.readProtect = newReadProtector(cfg.Policy, p.root, p.home, foldsCase(goos))
 	p.denyRules = compileRules(cfg.Policy.Deny)
 	p.nonPOSIX = p.kind == kindPowerShell || p.kind == kindCmd
+	p.protect.win, p.readProtect.win = goos == "windows", goos == "windows"
+	p.protect.dotGlob, p.readProtect.dotGlob = p.nonPOSIX, p.nonPOSIX
 	return p
 }
 

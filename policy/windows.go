@@ -55,6 +55,7 @@ func (w *winJudge) coarse(command string, line winLine) {
 		c := line.pipes[0][0]
 		if builtinsAllowed[c.name] || w.p.onAllowListPlain(c) {
 			w.p.nonPOSIXReads(w.r, command, c.words[1:])
+			w.optionWrites(c, command)
 			return
 		}
 		w.r.note(askSoft, c.raw[0], command, "not on the allow list")
@@ -542,35 +543,6 @@ func (p *Policy) onAllowListPlain(c winCmd) bool {
 		}
 	}
 	return false
-}
-
-// nonPOSIXReads takes every word of an allowed line that is not an option
-// as a path it may read (type .env, Get-Content ~\.ssh\id_rsa) and asks
-// about protected ones and those outside the root. A PowerShell drive
-// other than the file system's is not a file: env:NAME reads a variable.
-func (p *Policy) nonPOSIXReads(r *report, command string, args []string) {
-	for _, w := range args {
-		t := winPath(strings.Trim(w, `"'`))
-		if t == "" || strings.HasPrefix(t, "-") || len(t) == 2 && t[0] == '/' {
-			continue // -Path, /s
-		}
-		if drive, _, ok := strings.Cut(t, ":"); ok && len(drive) > 1 && !strings.Contains(drive, "/") {
-			if !strings.EqualFold(drive, "env") {
-				r.note(askSoft, w, command, "reads the PowerShell drive "+drive+":, which is not the file system")
-			}
-			continue
-		}
-		if rest, ok := strings.CutPrefix(t, "~"); ok && (rest == "" || rest[0] == '/') {
-			t = p.home + rest
-		}
-		abs := joinPath(p.root, t)
-		switch pat := p.readProtect.match(t, p.root); {
-		case pat != "":
-			r.note(askSecret, w, command, "reads a protected path: "+pat)
-		case !insideFold(p.root, abs, p.readProtect.fold):
-			r.note(askSoft, w, command, "reads a path outside the project root: "+abs)
-		}
-	}
 }
 
 // insideFold is inside, without regard to case where the file system has
