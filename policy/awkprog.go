@@ -40,7 +40,11 @@ func awkTokens(src string) []awkToken {
 			}
 		case c == '"':
 			j := closing(src, i, '"')
-			out = append(out, awkToken{text: unescape(src[i+1:j-1], `"\/`), str: true})
+			end := j
+			if j-1 > i && src[j-1] == '"' {
+				end = j - 1 // a string left open runs to the end
+			}
+			out = append(out, awkToken{text: unescape(src[i+1:end], `"\/`), str: true})
 			i = j
 		case c == '/' && regexHere(out):
 			i = closing(src, i, '/')

@@ -139,6 +139,9 @@ func sedAddress(s string, i int) int {
 // sedDelimited skips text delimited by s[i] (/re/), backslashes escaping,
 // and returns the index after the closing delimiter, or -1.
 func sedDelimited(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
 	d := s[i]
 	for j := i + 1; j < len(s); j++ {
 		switch s[j] {

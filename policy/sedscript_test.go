@@ -57,3 +57,26 @@ func TestSedScriptsThatRunOrWrite(t *testing.T) {
 		}
 	}
 }
+
+// FuzzProgramScripts: the readers of sed scripts, awk programs and the
+// words of allowed programs never fail, and judge every line.
+func FuzzProgramScripts(f *testing.F) {
+	for _, s := range []string{"1e touch x", "s/a/b/w f", "1{e\n}", "/x/I,+2 s/a/b/ge", "\\%x%e", "y/ab/cd/", "a\\",
+		`BEGIN{system("x")}`, `{print > "f"}`, `BEGIN{while((getline l < ".env")>0) print l}`, `/a|b/`, `ENVIRON[`,
+		"-cf - .", "czf x.tgz src", "--output=x", "env.KEY[0:4]"} {
+		f.Add(s)
+	}
+	cfg := config.Default()
+	cfg.Policy.Allow = append(cfg.Policy.Allow, "sed", "awk", "tar", "jq", "git diff", "make", "sort", "zip")
+	p := testPolicy(f, cfg)
+	f.Fuzz(func(t *testing.T, s string) {
+		sedScript(s)
+		awkProgram(s)
+		q := "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		for _, prog := range []string{"sed", "sed -n -e", "awk", "tar", "jq -n", "git diff", "make", "sort", "zip"} {
+			if v := p.Check(prog+" "+q+" README.md", true); v.Decision != Allow && len(v.Reasons) == 0 {
+				t.Fatalf("%s %q: %s without a reason", prog, s, v.Decision)
+			}
+		}
+	})
+}

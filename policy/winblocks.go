@@ -137,6 +137,9 @@ func (w *winJudge) wmic(c winCmd, _ []winCmd) {
 
 // downloadTo returns the file a command saves a download to, or "".
 func downloadTo(c winCmd) string {
+	if len(c.words) == 0 {
+		return ""
+	}
 	ws := c.words[1:]
 	switch c.name {
 	case "invoke-webrequest", "invoke-restmethod":

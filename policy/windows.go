@@ -563,6 +563,9 @@ func (w *winJudge) runsFetched(command string, line winLine) {
 // readsCode reports a shell that runs what comes on its standard input:
 // powershell -, powershell -Command -, cmd without /c.
 func readsCode(c winCmd) bool {
+	if len(c.words) == 0 {
+		return false
+	}
 	ws := c.words[1:]
 	switch c.name {
 	case "powershell", "pwsh":
