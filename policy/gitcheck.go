@@ -24,7 +24,7 @@ var gitRunners = map[string]string{
 	"--output": "writes its output to a file", "--output-directory": "writes its output to files",
 	"--open-files-in-pager": "runs a program on the files it finds", "--upload-pack": "runs a command",
 	"--receive-pack": "runs a command", "--exec": "runs a command", "--extcmd": "runs a command",
-	"--config": "sets git configuration, which can run commands",
+	"--config":     "sets git configuration, which can run commands",
 	"--config-env": "sets git configuration, which can run commands",
 	"--exec-path":  "runs git programs from another folder",
 }
