@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/termhelper/termhelper/config"
@@ -32,6 +33,29 @@ func TestAssignmentsInExpansionsAndUnset(t *testing.T) {
 	for _, line := range []string{"unset x y", "unset -f ls", ": ${x:=1}; echo $x", "echo ${x:-d}", "unset LANG"} {
 		if v := p.Check(line, true); v.Decision != Allow {
 			t.Errorf("%q: %+v", line, v)
+		}
+	}
+}
+
+// TestPosixlyCorrectChangesWhatIsRead: with POSIXLY_CORRECT, options after
+// an operand are operands, so grep -r x . --include='*.go' reads .env; it
+// is run to show that.
+func TestPosixlyCorrectChangesWhatIsRead(t *testing.T) {
+	needUnix(t)
+	root := secretRoot(t)
+	line := "grep -r s3cr3t . --include='*.go'"
+	if out := output(t, root, "POSIXLY_CORRECT=1 "+line); !strings.Contains(out, "s3cr3t") && strings.Contains(output(t, root, "grep --version"), "GNU") {
+		t.Fatalf("GNU grep did not read .env: %q, the line proves nothing", out)
+	}
+	p := New(config.Default(), root, nil)
+	if v := p.Check(line, true); v.Decision != Allow {
+		t.Fatalf("%q keeps .env out: %+v", line, v)
+	}
+	one := "1"
+	for _, v := range []Verdict{p.Check("POSIXLY_CORRECT=1 "+line, true),
+		p.Judge(line, root, Judging{Trusted: true, Env: map[string]*string{"POSIXLY_CORRECT": &one}})} {
+		if v.Decision != Ask || !containsReason(v, "POSIXLY_CORRECT") {
+			t.Errorf("with POSIXLY_CORRECT: %+v", v)
 		}
 	}
 }
