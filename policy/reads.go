@@ -213,6 +213,9 @@ func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 		}
 		return
 	}
+	if w.tree {
+		how.recursive, how.content = true, true // find . -exec cat {} + reads every file
+	}
 	t := w.text
 	switch {
 	case w.procSubst || t == "-" || readDevices.MatchString(t):

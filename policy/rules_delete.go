@@ -137,8 +137,8 @@ func (a *analyzer) findDelete(c cmd, del word, starts []word, filtered bool) {
 }
 
 // findExec judges an -exec command once per start path, with {} as that
-// path when nothing filters what is found, and as an unknown path
-// otherwise.
+// path, standing for everything under it, when nothing filters what is
+// found, and as an unknown path otherwise.
 func (a *analyzer) findExec(c cmd, words []word, starts []word, filtered bool) {
 	if len(words) == 0 {
 		return
@@ -151,7 +151,7 @@ func (a *analyzer) findExec(c cmd, words []word, starts []word, filtered bool) {
 		in := cmd{text: c.text, level: c.level + 1}
 		for _, w := range words {
 			if w.text == "{}" {
-				s.raw = "{}"
+				s.raw, s.tree = "{}", !filtered
 				w = s
 			}
 			in.words = append(in.words, w)

@@ -69,3 +69,27 @@ func TestRecursiveReadSkipsHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestFindExecReadsWhatItFinds: with nothing narrowing what find finds,
+// {} stands for every file under the start path, .env too: run to show it,
+// and a read of a secret even in a sandbox, which lets find -exec run.
+func TestFindExecReadsWhatItFinds(t *testing.T) {
+	needUnix(t)
+	root := secretRoot(t)
+	if err := os.MkdirAll(root+"/src", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := New(config.Default(), root, nil)
+	for _, line := range []string{"find . -type f -exec cat {} +", "find . -maxdepth 1 -exec cat {} +",
+		"find . -exec grep -H TOKEN {} +"} {
+		if out := output(t, root, line); !strings.Contains(out, "s3cr3t") {
+			t.Errorf("%q printed %q, not the secret: the line proves nothing", line, out)
+		}
+		if v := p.Judge(line, root, Judging{Trusted: true, Sandboxed: true}); v.Decision != Ask || !containsReason(v, ".env") {
+			t.Errorf("%q in a sandbox: %+v", line, v)
+		}
+	}
+	if v := p.Judge("find src -type f -exec cat {} +", root, Judging{Trusted: true, Sandboxed: true}); v.Decision != Allow {
+		t.Errorf("find src -exec cat in a sandbox: %+v", v)
+	}
+}

@@ -43,6 +43,9 @@ type word struct {
 	// "$DIR/*" is "/*" when DIR is empty.
 	leadVar   string
 	procSubst bool // the word is a <(...) or >(...), a /dev/fd path
+	// tree: the word stands for every file under the path (find's {}
+	// with nothing narrowing what find finds).
+	tree bool
 }
 
 // shellEnv is what the analysis knows about the shell's state: the working
