@@ -44,6 +44,9 @@ type readSpec struct {
 	include, exclude, excludeDir string
 	skipHidden                   bool
 	hidden                       string
+	// recurseValue: options whose value "recurse" makes the read
+	// recursive (grep -d recurse).
+	recurseValue string
 }
 
 // opsKind says which operands of a reading command are paths.
@@ -88,7 +91,8 @@ var readers = map[string]readSpec{
 		files: "-X --exclude-from --files0-from", all: true, follow: "-L --dereference"},
 	"grep": {args: grepArgs, files: "-f --file --exclude-from", pattern: true, patOpts: "-e -f --regexp --file",
 		recursive: "-r -R --recursive --dereference-recursive", follow: "-R --dereference-recursive",
-		content: true, include: "--include", exclude: "--exclude", excludeDir: "--exclude-dir"},
+		content: true, include: "--include", exclude: "--exclude", excludeDir: "--exclude-dir",
+		recurseValue: "-d --directories"},
 	"rg": {args: "-A -B -C -m -M -j -g -t -T -E --glob --iglob --type --type-not --max-count --max-columns" +
 		" --threads --max-depth --color --colors --encoding --sort --sortr --type-add --pre --pre-glob" +
 		" --context-separator --field-match-separator --path-separator --replace -r -e --regexp",

@@ -127,6 +127,8 @@ func (s readSpec) longOption(st *optState, ws []word) int {
 func (s readSpec) valued(st *optState, name string, isFile bool, v word) {
 	f := &st.ra.filter
 	switch {
+	case optIn(s.recurseValue, name) && strings.HasPrefix("recurse", v.text) && v.text != "":
+		st.ra.recursive = true // grep -d recurse is grep -r
 	case isFile:
 		st.ra.paths = append(st.ra.paths, v)
 	case strings.Contains(v.text, unknown):
