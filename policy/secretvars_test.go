@@ -170,3 +170,23 @@ func TestQuotingDumpsAreSecretReads(t *testing.T) {
 		}
 	}
 }
+
+// TestControlCharactersSpeltOut: cat -v spells a control character in a
+// value as ^X, which is not the value masking looks for, so env | cat -v
+// is not a whole-line filter.
+func TestControlCharactersSpeltOut(t *testing.T) {
+	needUnix(t)
+	cmd := exec.Command("/bin/sh", "-c", "env | cat -v")
+	cmd.Env = append(os.Environ(), "API_TOKEN=tok\x01en-secret-value")
+	out, _ := cmd.CombinedOutput()
+	m := mask.New(mask.SecretValues(cmd.Env, nil))
+	if shown := string(append(m.Write(out), m.Flush()...)); !strings.Contains(shown, "en-secret-value") {
+		t.Fatalf("env | cat -v showed %q: the value did not get past the mask, the line proves nothing", shown)
+	}
+	p := testPolicy(t, config.Default())
+	for line, want := range map[string]Decision{"env | cat -v": Ask, "env | cat -A": Ask, "env | cat": Allow, "env | cat -n": Allow} {
+		if v := p.Check(line, true); v.Decision != want {
+			t.Errorf("%q: %+v, want %s", line, v, want)
+		}
+	}
+}
