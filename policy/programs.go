@@ -15,7 +15,8 @@ func init() {
 		"sort": sortWrites, "tar": tarWrites, "gtar": tarWrites, "bsdtar": tarWrites, "zip": zipWrites,
 		"man": manWrites, "rg": rgWrites, "less": lessWrites, "curl": curlWrites, "xxd": xxdWrites,
 		"make": makeWrites, "gmake": makeWrites, "npm": npmWrites, "pnpm": npmWrites, "yarn": npmWrites,
-		"bun": npmWrites,
+		"bun": npmWrites, "rsync": rsyncWrites, "tee": teeWrites, "vim": vimWrites, "vi": vimWrites,
+		"nvim": vimWrites, "view": vimWrites, "ex": vimWrites,
 	} {
 		writeChecks[name] = check
 	}
@@ -359,4 +360,28 @@ func projectDirRule(a *analyzer, c cmd) {
 			a.askSoft(v.raw, c.text, "runs the project in "+dir+", outside the project root")
 		}
 	}
+}
+
+func rsyncWrites(c cmd) (string, string) {
+	return optionWrites("runs a command to reach the other side", "-e", "--rsh", "--rsync-path")(c)
+}
+
+// teeWrites: every operand of tee is a file it writes.
+func teeWrites(c cmd) (string, string) {
+	if ops := operands(c.words[1:]); len(ops) > 0 {
+		return ops[0].raw, "writes to a file"
+	}
+	return "", ""
+}
+
+// vimWrites: vim runs the commands it is given on the command line (-c,
+// --cmd, +CMD, -S and -u scripts, -s keys), which may be shell commands.
+func vimWrites(c cmd) (string, string) {
+	for _, w := range c.words[1:] {
+		t := w.text
+		if strings.HasPrefix(t, "+") && !isNumber(t[1:]) || hasField("-c --cmd -S -u -s -W -w", t) || strings.HasPrefix(t, "--cmd") {
+			return w.raw, "runs the editor commands it is given, which can run shell commands"
+		}
+	}
+	return "", ""
 }

@@ -131,3 +131,20 @@ func TestProjectsOutsideTheRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestEditorsRsyncAndTeeOptions: vim's command-line commands, rsync's
+// remote shell and tee's files, for these on the allow list.
+func TestEditorsRsyncAndTeeOptions(t *testing.T) {
+	cfg := config.Default()
+	cfg.Policy.Allow = append(cfg.Policy.Allow, "rsync", "tee", "vim", "nvim")
+	p := testPolicy(t, cfg)
+	for line, want := range map[string]Decision{
+		"rsync -e 'sh -c x' a b": Ask, "rsync --rsync-path='touch x' a b": Ask, "rsync -a src/ dst/": Allow,
+		"tee out.txt": Ask, "tee": Allow, "vim -c '!touch x' README.md": Ask, "vim +'!touch x' README.md": Ask,
+		"vim +10 README.md": Allow, "nvim --cmd 'lua os.execute(\"x\")'": Ask, "vim -S session.vim": Ask,
+	} {
+		if v := p.Check(line, true); v.Decision != want {
+			t.Errorf("%q: %+v, want %s", line, v, want)
+		}
+	}
+}
