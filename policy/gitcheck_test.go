@@ -86,3 +86,26 @@ func TestGitOptionsThatRunWriteOrRead(t *testing.T) {
 		t.Errorf("a secret read through git, in a sandbox: %+v", v)
 	}
 }
+
+// TestGitConfigKeysByUse: an alias that is a shell command counts for its
+// own subcommand, and keys that run on fetch, commit or push count only
+// for subcommands that do such things.
+func TestGitConfigKeysByUse(t *testing.T) {
+	needUnix(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	root := scratchRoot(t)
+	gitIn(t, root, "init", "-q")
+	gitIn(t, root, "config", "alias.st", "!touch x")
+	gitIn(t, root, "config", "core.sshCommand", "touch y")
+	gitIn(t, root, "config", "core.fsmonitor", "true")
+	cfg := config.Default()
+	cfg.Policy.Allow = append(cfg.Policy.Allow, "git st", "git status", "git fetch", "git log")
+	p := New(cfg, root, nil)
+	for line, want := range map[string]Decision{"git st": Ask, "git fetch origin": Ask, "git status": Allow, "git log": Allow} {
+		if v := p.Check(line, true); v.Decision != want {
+			t.Errorf("%q: %+v, want %s", line, v, want)
+		}
+	}
+}
