@@ -133,11 +133,11 @@ func (s readSpec) valued(st *optState, name string, isFile bool, v word) {
 		st.ra.paths = append(st.ra.paths, v)
 	case strings.Contains(v.text, unknown):
 	case hasField(s.include, name) && strings.HasPrefix(v.text, "!"): // rg -g '!.env*'
-		f.exclude = append(f.exclude, v.text[1:])
+		f.rules = append(f.rules, fileRule{glob: v.text[1:]})
 	case hasField(s.include, name):
-		f.include = append(f.include, v.text)
+		f.rules = append(f.rules, fileRule{glob: v.text, include: true})
 	case hasField(s.exclude, name):
-		f.exclude = append(f.exclude, v.text)
+		f.rules = append(f.rules, fileRule{glob: v.text})
 	case hasField(s.excludeDir, name):
 		f.excludeDir = append(f.excludeDir, v.text)
 	}

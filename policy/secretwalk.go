@@ -12,16 +12,32 @@ import (
 // --include/--exclude/--exclude-dir, rg -g, and hidden files, which rg
 // and ag pass over unless told otherwise.
 type fileFilter struct {
-	include, exclude, excludeDir []string // globs of base names
-	skipHidden                   bool
+	rules      []fileRule // --include and --exclude, in order
+	excludeDir []string   // globs of base names
+	skipHidden bool
 }
 
-// reads reports whether a reader with this filter reads the file name.
+// fileRule keeps to (include) or skips the files whose base name glob
+// matches.
+type fileRule struct {
+	glob    string
+	include bool
+}
+
+// reads reports whether a reader with this filter reads the file name:
+// as grep decides, the last rule that matches wins, and a name no rule
+// matches is read unless the first rule is an include (rg, which keeps
+// to its includes whatever their place, is then judged as reading more).
 func (f fileFilter) reads(name string) bool {
-	if f.skipHidden && strings.HasPrefix(name, ".") || matchAny(f.exclude, name) {
+	if f.skipHidden && strings.HasPrefix(name, ".") {
 		return false
 	}
-	return len(f.include) == 0 || matchAny(f.include, name)
+	for i := len(f.rules) - 1; i >= 0; i-- {
+		if ok, _ := path.Match(f.rules[i].glob, name); ok {
+			return f.rules[i].include
+		}
+	}
+	return len(f.rules) == 0 || !f.rules[0].include
 }
 
 // enters reports whether a reader with this filter goes into the folder

@@ -28,7 +28,8 @@ func TestRecursiveReadOfSecretsInside(t *testing.T) {
 	p := New(config.Default(), root, nil)
 	for _, line := range []string{"grep -r API_TOKEN .", "grep -rh s3cr3t", "grep -r '' --include=.env .",
 		"grep -R s3cr3t .", "grep --recursive --include='*.go' --include='.e*' s3cr3t .",
-		"grep -d recurse s3cr3t .", "grep --directories=recurse s3cr3t ."} {
+		"grep -d recurse s3cr3t .", "grep --directories=recurse s3cr3t .",
+		"grep -r s3cr3t --exclude='*' --include=.env ."} {
 		if out := output(t, root, line); !strings.Contains(out, "s3cr3t") {
 			t.Errorf("%q printed %q, not the secret: the line proves nothing", line, out)
 		}
