@@ -242,8 +242,8 @@ func (pr *protector) add(raw, root, home string) {
 	switch {
 	case strings.HasPrefix(raw, "~/"):
 		p.anchor, s = home, strings.TrimPrefix(s, "~/")
-	case strings.HasPrefix(raw, "/"):
-		p.anchor = "/"
+	case strings.HasPrefix(raw, "/") || isAbsPath(raw):
+		p.anchor = "/" // C:/x too: its first element is C:
 	case strings.Contains(s, "/"):
 		p.anchor = root
 	}
