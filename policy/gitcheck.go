@@ -258,3 +258,27 @@ func gitSection(line string) string {
 	}
 	return strings.ToLower(name) + "." + strings.ToLower(strings.Trim(strings.TrimSpace(sub), `"`))
 }
+
+// gitCredentials reports a repository config that holds a credential: a
+// header with a token (actions/checkout leaves http.*.extraheader =
+// AUTHORIZATION: basic ...), a remote URL with a password or token in it,
+// or a credential section.
+func gitCredentials(file string) bool {
+	for _, kv := range gitConfig(file) {
+		key, val := kv[0], strings.TrimSpace(kv[1])
+		switch {
+		case strings.HasSuffix(key, ".extraheader"), strings.HasPrefix(key, "credential."):
+			return true
+		case strings.HasSuffix(key, ".url") || strings.HasSuffix(key, ".pushurl"):
+			if _, rest, ok := strings.Cut(val, "://"); ok && strings.Contains(strings.SplitN(rest, "/", 2)[0], "@") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isGitConfig reports a path that is a repository's config file.
+func isGitConfig(p string) bool {
+	return path.Base(p) == "config" && (path.Base(path.Dir(p)) == ".git" || strings.HasSuffix(path.Dir(p), ".git"))
+}

@@ -3,6 +3,7 @@ package policy
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/termhelper/termhelper/config"
@@ -107,5 +108,42 @@ func TestGitConfigKeysByUse(t *testing.T) {
 		if v := p.Check(line, true); v.Decision != want {
 			t.Errorf("%q: %+v, want %s", line, v, want)
 		}
+	}
+}
+
+// TestGitConfigWithACredential: a checkout made by CI keeps its token in
+// .git/config (actions/checkout's http.*.extraheader); reading that file,
+// or searching a folder that holds it, reads a secret. A config without
+// one is no secret.
+func TestGitConfigWithACredential(t *testing.T) {
+	needUnix(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	root, plain := scratchRoot(t), scratchRoot(t)
+	gitIn(t, root, "init", "-q")
+	gitIn(t, plain, "init", "-q")
+	gitIn(t, root, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic czNjcjN0LXRva2Vu")
+	p := New(config.Default(), root, nil)
+	for _, line := range []string{"cat .git/config", "grep -r AUTHORIZATION .", "head .git/config"} {
+		if out := output(t, root, line); !strings.Contains(out, "czNjcjN0") {
+			t.Errorf("%q printed %q, not the token: the line proves nothing", line, out)
+		}
+		if v := p.Judge(line, root, Judging{Trusted: true, Sandboxed: true}); v.Decision != Ask || !containsReason(v, "credential") {
+			t.Errorf("%q: %+v", line, v)
+		}
+	}
+	if v := p.Check("grep -r AUTHORIZATION --exclude-dir=.git .", true); v.Decision != Allow {
+		t.Errorf("with .git excluded: %+v", v)
+	}
+	q := New(config.Default(), plain, nil)
+	for _, line := range []string{"cat .git/config", "grep -r x ."} {
+		if v := q.Check(line, true); v.Decision != Allow {
+			t.Errorf("%q with no credential: %+v", line, v)
+		}
+	}
+	gitIn(t, plain, "remote", "add", "origin", "https://u:ghp_s3cr3t@github.com/o/r.git")
+	if v := q.Check("cat .git/config", true); v.Decision != Ask {
+		t.Errorf("a token in a remote's URL: %+v", v)
 	}
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -285,6 +286,9 @@ func (a *analyzer) readWhy(t, abs string, glob bool) (string, askClass) {
 	}
 	if !inside(a.p.root, abs) {
 		return "reads a path outside the project root: " + abs, askSoft
+	}
+	if isGitConfig(abs) && gitCredentials(filepath.FromSlash(kernelPath("", abs))) {
+		return "reads " + abs + ", which holds a credential (a token in a header or a remote's URL)", askSecret
 	}
 	if glob {
 		return a.globWhy(abs)

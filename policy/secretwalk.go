@@ -62,30 +62,40 @@ var notSecretDirs = map[string]bool{".git": true, "node_modules": true}
 
 // secretInside looks through the folder dir (absolute, as the policy
 // names it) for a protected file a recursive reader with filter f would
-// read and print (grep -r TOKEN . prints .env), and says why reading dir
-// needs approval, or "". Links are not followed: a reader that follows
-// them is judged by linksOut. A folder too large to look through is asked
-// about.
+// read and print (grep -r TOKEN . prints .env), or a repository config
+// holding a credential (gitCredentials), and says why reading dir needs
+// approval, or "". Links are not followed: a reader that follows them is
+// judged by linksOut. A folder too large to look through is asked about.
 func (p *Policy) secretInside(dir string, f fileFilter) (string, askClass) {
 	n, found := 0, ""
-	err := filepath.WalkDir(filepath.FromSlash(kernelPath("", dir)), func(native string, e fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
+	base := filepath.ToSlash(kernelPath("", dir))
+	err := filepath.WalkDir(filepath.FromSlash(base), func(native string, e fs.DirEntry, err error) error {
+		if err != nil {
 			return nil // what cannot be read here cannot be read by the command either
-		case n >= maxWalk:
-			return errWalkBound
-		case e.IsDir() && n > 0 && (notSecretDirs[e.Name()] || !f.enters(e.Name())):
-			return fs.SkipDir
 		}
-		n++
-		rel := strings.TrimPrefix(filepath.ToSlash(native), filepath.ToSlash(kernelPath("", dir)))
-		if !e.IsDir() && f.reads(e.Name()) && p.readProtect.match(dir+rel, "") != "" {
-			found = dir + rel
+		if n++; n > maxWalk {
+			return errWalkBound
+		}
+		here := dir + strings.TrimPrefix(filepath.ToSlash(native), base)
+		switch {
+		case e.IsDir() && n > 1 && !f.enters(e.Name()):
+			return fs.SkipDir
+		case e.IsDir() && n > 1 && notSecretDirs[e.Name()]:
+			if e.Name() == ".git" && gitCredentials(filepath.Join(native, "config")) {
+				found = here + "/config"
+				return fs.SkipAll
+			}
+			return fs.SkipDir
+		case !e.IsDir() && f.reads(e.Name()) && p.readProtect.match(here, "") != "":
+			found = here
 			return fs.SkipAll
 		}
 		return nil
 	})
 	switch {
+	case found != "" && isGitConfig(found):
+		return "reads everything in " + dir + ", which holds " + found + ", a repository config with a credential" +
+			" (--exclude-dir=.git keeps it out)", askSecret
 	case found != "":
 		return "reads everything in " + dir + ", which holds " + found + ", a protected path: " +
 			p.readProtect.match(found, "") + " (excluding it, as grep --exclude does, or naming the folders to read keeps it out)", askSecret
