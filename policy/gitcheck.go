@@ -100,6 +100,11 @@ func gitRule(a *analyzer, c cmd) {
 	if key := a.p.gitConfigRuns(a.env.cwd, sub); key != "" {
 		a.askSoft(c.words[0].raw, c.text, "the repository's git config sets "+key+", which runs a command")
 	}
+	if sub == "config" || sub == "remote" {
+		if gd := gitDir(filepath.FromSlash(kernelPath("", a.env.cwd))); gd != "" && gitCredentials(filepath.Join(gd, "config")) {
+			a.askSecret(c.words[0].raw, c.text, "shows the repository's config, which holds a credential")
+		}
+	}
 }
 
 // gitReads judges the files a git command reads: the operands of diff

@@ -143,7 +143,12 @@ func TestGitConfigWithACredential(t *testing.T) {
 		}
 	}
 	gitIn(t, plain, "remote", "add", "origin", "https://u:ghp_s3cr3t@github.com/o/r.git")
-	if v := q.Check("cat .git/config", true); v.Decision != Ask {
-		t.Errorf("a token in a remote's URL: %+v", v)
+	cfg := config.Default()
+	cfg.Policy.Allow = append(cfg.Policy.Allow, "git remote", "git config")
+	q = New(cfg, plain, nil)
+	for _, line := range []string{"cat .git/config", "git remote -v", "git config --list"} {
+		if v := q.Check(line, true); v.Decision != Ask {
+			t.Errorf("%q with a token in a remote's URL: %+v", line, v)
+		}
 	}
 }
