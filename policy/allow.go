@@ -115,10 +115,13 @@ var writeChecks = map[string]func(c cmd) (string, string){
 	"env":  envWrites,
 	"sort": optionWrites("writes its output to a file", "-o", "--output"),
 	"uniq": uniqWrites,
+	"sed":  sedWrites, "gsed": sedWrites,
+	"awk": awkWrites, "gawk": awkWrites, "mawk": awkWrites, "nawk": awkWrites,
 }
 
-// optionWrites flags any of opts, alone, with "=value", or as a letter
-// inside a group of short options ("-fo").
+// optionWrites flags any of opts, alone, with "=value", abbreviated as
+// getopt_long allows ("--out"), or as a letter inside a group of short
+// options ("-fo").
 func optionWrites(why string, opts ...string) func(c cmd) (string, string) {
 	return func(c cmd) (string, string) {
 		for _, w := range c.words[1:] {
@@ -136,7 +139,7 @@ func optionWrites(why string, opts ...string) func(c cmd) (string, string) {
 }
 
 func hasOption(arg, opt string) bool {
-	if arg == opt || strings.HasPrefix(arg, opt+"=") {
+	if arg == opt || strings.HasPrefix(arg, opt+"=") || strings.HasPrefix(opt, "--") && isLong(arg, opt) {
 		return true
 	}
 	if len(opt) == 2 && len(arg) > 1 && arg[0] == '-' && arg[1] != '-' {

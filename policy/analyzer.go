@@ -145,6 +145,7 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		a.funcDecl(n)
 	case *syntax.ParamExp:
 		a.paramRead(n)
+		a.paramAssign(n)
 	case *syntax.ArithmExp:
 		a.arithNames(n.X)
 	case *syntax.ArithmCmd:
@@ -191,7 +192,9 @@ func (a *analyzer) forLoop(f *syntax.ForClause) {
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	switch x := s.Cmd.(type) {
 	case *syntax.CallExpr:
-		a.simple(a.newCmd(s, x))
+		c := a.newCmd(s, x)
+		a.simple(c)
+		a.savedOutput(s, c)
 	case *syntax.DeclClause:
 		a.decl(s, x)
 	}
@@ -238,16 +241,23 @@ func (a *analyzer) cmdsIn(n syntax.Node) []cmd {
 }
 
 // testClause asks about [[ ]] comparisons that evaluate variables as
-// arithmetic (-eq, -lt, ...); everything else in [[ ]] only reads.
+// arithmetic (-eq, -lt, ...) and about -v or -R of a name that may hold a
+// subscript; everything else in [[ ]] only reads.
 func (a *analyzer) testClause(t *syntax.TestClause) {
 	risky := false
 	syntax.Walk(t.X, func(n syntax.Node) bool {
-		if b, ok := n.(*syntax.BinaryTest); ok {
-			switch b.Op {
+		switch n := n.(type) {
+		case *syntax.BinaryTest:
+			switch n.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-				risky = risky || !isNumberTest(b.X) || !isNumberTest(b.Y)
-				a.arithNames(b.X)
-				a.arithNames(b.Y)
+				risky = risky || !isNumberTest(n.X) || !isNumberTest(n.Y)
+				a.arithNames(n.X)
+				a.arithNames(n.Y)
+			}
+		case *syntax.UnaryTest:
+			// -v 'a[$(cmd)]' evaluates the subscript.
+			if w, ok := n.X.(*syntax.Word); ok && (n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar) {
+				risky = risky || riskyName(a.env.word(a.src, w))
 			}
 		}
 		return !risky

@@ -77,11 +77,13 @@ func redirectsOutput(s *syntax.Stmt) bool {
 }
 
 // lineFilters print whole lines of their input, or counts; the options
-// listed cut lines into pieces (grep -o, head -c).
+// listed cut lines into pieces (grep -o, head -c) or spell their bytes
+// otherwise (cat -v shows a control character as ^X, which is not the
+// value masking looks for).
 var lineFilters = map[string]string{
 	"grep": "-o --only-matching -b --byte-offset", "egrep": "-o --only-matching", "fgrep": "-o --only-matching",
 	"rg": "-o --only-matching -r --replace", "sort": "", "uniq": "", "head": "-c --bytes",
-	"tail": "-c --bytes", "cat": "", "less": "", "more": "", "nl": "", "wc": "",
+	"tail": "-c --bytes", "cat": "-v -A -e -t -T --show-nonprinting --show-all --show-tabs", "less": "", "more": "", "nl": "", "wc": "",
 }
 
 // lineFilter reports a statement (a command or a pipeline of them) that

@@ -11,13 +11,15 @@ import (
 // (PATH, LD_PRELOAD, BASH_ENV, GIT_CONFIG_*, NODE_OPTIONS, PYTHONPATH,
 // EDITOR, HOME, BASH_FUNC_*, the rm shim's TERMHELPER_* ...) is asked
 // about: the list of variables that make a program run something else is
-// open, so only known harmless ones pass.
+// open, so only known harmless ones pass. POSIXLY_CORRECT is not harmless:
+// programs then stop reading options at the first operand, and grep -r x
+// . --include='*.go' reads everything, .env too.
 var harmlessVars = map[string]bool{
 	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true,
 	"LINES": true, "NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true,
 	"CLICOLOR_FORCE": true, "COLORTERM": true, "GREP_COLOR": true,
 	"GREP_COLORS": true, "LS_COLORS": true, "TIME_STYLE": true,
-	"POSIXLY_CORRECT": true, "BLOCK_SIZE": true, "BLOCKSIZE": true,
+	"BLOCK_SIZE": true, "BLOCKSIZE": true,
 	"DF_BLOCK_SIZE": true, "DU_BLOCK_SIZE": true, "QUOTING_STYLE": true,
 	"TABSIZE": true,
 	// Modes and switches that programs only read as data.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/termhelper/termhelper/config"
@@ -42,7 +43,7 @@ func (a *analyzer) broad(w word) (targetKind, string) {
 	if w.glob {
 		d, b := path.Split(t)
 		if !matchesAll(b) || strings.ContainsAny(d, "*?[") {
-			return notBroad, ""
+			return a.globMatchesPlace(t)
 		}
 		dir, all = d, true
 		if dir == "" {
@@ -64,6 +65,50 @@ func (a *analyzer) broad(w word) (targetKind, string) {
 		return kind, "everything in " + why
 	}
 	return notBroad, ""
+}
+
+// globMatchesPlace classifies a glob by the broadest place no command
+// may delete that it could match: /hom?/u is the home folder, /??? the
+// system's top folders, /srv/*/proj the root.
+func (a *analyzer) globMatchesPlace(glob string) (targetKind, string) {
+	if a.env.cwd == "" && !isAbsPath(glob) {
+		return notBroad, ""
+	}
+	glob = joinPath(a.env.cwd, glob)
+	d, b := path.Split(glob)
+	kind, why := notBroad, ""
+	for _, place := range a.places() {
+		k, w := notBroad, ""
+		if ok, _ := path.Match(glob, place); ok {
+			k, w = a.classify(place)
+		} else if ok, _ := path.Match(path.Clean(d), place); ok && matchesAll(b) {
+			// /hom?/*: everything in a place.
+			if k, w = a.classify(place); k == kindRoot && place == a.p.root {
+				k = kindRootAll
+			}
+			w = "everything in " + w
+		}
+		if k > kind {
+			kind, why = k, w+" (the pattern matches "+place+")"
+		}
+	}
+	return kind, why
+}
+
+// places are the folders a delete must never reach: the file system's
+// root, its top folders, and every folder on the way to the root and the
+// home folder.
+func (a *analyzer) places() []string {
+	out := []string{"/"}
+	for top := range systemTops {
+		out = append(out, "/"+top)
+	}
+	for _, p := range []string{a.p.root, a.env.homeDir()} {
+		for ; p != "/" && p != "." && p != ""; p = path.Dir(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // linkedTarget is where a delete of p acts when a symbolic link on the way
@@ -164,6 +209,11 @@ type protector struct {
 	// leave it to the broad-target rules; a read of * could read a key.
 	globAll bool
 	fold    bool // match without regard to case (foldsCase)
+	// win: Windows names: a trailing dot or space is dropped (.git.\config
+	// is .git\config), and a short 8.3 name (GIT~1) may stand for a long
+	// one. dotGlob: a * matches a leading dot, as in cmd.exe and
+	// PowerShell.
+	win, dotGlob bool
 }
 
 type protPattern struct {
@@ -192,8 +242,8 @@ func (pr *protector) add(raw, root, home string) {
 	switch {
 	case strings.HasPrefix(raw, "~/"):
 		p.anchor, s = home, strings.TrimPrefix(s, "~/")
-	case strings.HasPrefix(raw, "/"):
-		p.anchor = "/"
+	case strings.HasPrefix(raw, "/") || isAbsPath(raw):
+		p.anchor = "/" // C:/x too: its first element is C:
 	case strings.Contains(s, "/"):
 		p.anchor = root
 	}
@@ -234,6 +284,9 @@ func (pr *protector) match(target, cwd string) string {
 		}
 	} else {
 		abs = path.Clean(target)
+	}
+	if pr.win {
+		target, abs = winElems(target), winElems(abs)
 	}
 	rel := strings.Split(path.Clean(target), "/")
 	for _, p := range pr.patterns {
@@ -303,7 +356,7 @@ func (pr *protector) anchored(p protPattern, abs string) bool {
 
 func (pr *protector) elemsMatch(pats, elems []string) bool {
 	for i, pat := range pats {
-		if !elemMatch(pat, elems[i], pr.globAll) {
+		if !pr.elemMatch(pat, elems[i]) {
 			return false
 		}
 	}
@@ -314,19 +367,26 @@ func (pr *protector) elemsMatch(pats, elems []string) bool {
 // element may itself be a glob the shell expands ("> .en*"): then it
 // matches when it could name what the pattern protects, tried on two
 // sample names the pattern matches (".env" and ".envx" for ".env*").
-func elemMatch(pat, elem string, globAll bool) bool {
+func (pr *protector) elemMatch(pat, elem string) bool {
 	if strings.Contains(elem, unknown) {
 		return pat == "*" // /proc/$$/environ is /proc/*/environ
 	}
 	if ok, _ := path.Match(pat, elem); ok {
 		return true
 	}
-	if !strings.ContainsAny(elem, "*?[") || matchesAll(elem) && !globAll {
+	if pr.win && shortName.MatchString(elem) {
+		for _, g := range shortGlobs(elem) {
+			if pr.elemMatch(pat, g) {
+				return true
+			}
+		}
+	}
+	if !strings.ContainsAny(elem, "*?[") || matchesAll(elem) && !pr.globAll {
 		return false // a plain name, or a * that the broad-target rules judge
 	}
 	for _, star := range []string{"", "x"} {
 		probe := strings.NewReplacer("*", star, "?", "x", "[", "", "]", "").Replace(pat)
-		if strings.HasPrefix(probe, ".") && !strings.HasPrefix(elem, ".") {
+		if strings.HasPrefix(probe, ".") && !strings.HasPrefix(elem, ".") && !pr.dotGlob {
 			continue // the shell's * does not match a leading dot
 		}
 		if ok, _ := path.Match(elem, probe); ok {
@@ -334,4 +394,32 @@ func elemMatch(pat, elem string, globAll bool) bool {
 		}
 	}
 	return false
+}
+
+// shortName is a Windows 8.3 name made for a longer one: up to six
+// characters, ~ and a number, and up to three of the extension.
+var shortName = regexp.MustCompile(`(?i)^([^~./]{1,6})~[0-9]+(?:\.([^.]{1,3}))?$`)
+
+// shortGlobs are patterns matching the long names a short 8.3 name may
+// stand for: its characters start the name and the extension, and a
+// leading dot of the long name is left out of the short one.
+func shortGlobs(elem string) []string {
+	m := shortName.FindStringSubmatch(elem)
+	g := m[1] + "*"
+	if m[2] != "" {
+		g += "." + m[2] + "*"
+	}
+	return []string{g, "." + g}
+}
+
+// winElems drops what Windows drops from each path element: trailing
+// dots and spaces.
+func winElems(p string) string {
+	parts := strings.Split(p, "/")
+	for i, e := range parts {
+		if t := strings.TrimRight(e, ". "); t != "" {
+			parts[i] = t
+		}
+	}
+	return strings.Join(parts, "/")
 }

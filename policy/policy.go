@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/termhelper/termhelper/config"
 )
@@ -105,9 +106,16 @@ func newFor(goos string, cfg config.Config, root string, store *Store) *Policy {
 	p.realRoot, p.realHome = kernelPath("", p.root), kernelPath("", p.home)
 	userDir, _ := config.UserDir()
 	p.protect = newProtector(cfg.Policy, p.root, p.home, filepath.ToSlash(userDir), foldsCase(goos))
+	for _, src := range cfg.Sources {
+		// The user's config wherever --config put it: a command that
+		// wrote it could allow itself.
+		p.protect.add(strings.ReplaceAll(filepath.ToSlash(src), `\`, "/"), p.root, p.home)
+	}
 	p.readProtect = newReadProtector(cfg.Policy, p.root, p.home, foldsCase(goos))
 	p.denyRules = compileRules(cfg.Policy.Deny)
 	p.nonPOSIX = p.kind == kindPowerShell || p.kind == kindCmd
+	p.protect.win, p.readProtect.win = goos == "windows", goos == "windows"
+	p.protect.dotGlob, p.readProtect.dotGlob = p.nonPOSIX, p.nonPOSIX
 	return p
 }
 

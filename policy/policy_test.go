@@ -205,3 +205,22 @@ func TestConcurrentChecks(t *testing.T) {
 		<-done
 	}
 }
+
+// TestUserConfigAnywhereIsProtected: the user's config given with --config
+// outside the user's folder is written only as the folder itself is: never
+// by a command, which could allow itself there.
+func TestUserConfigAnywhereIsProtected(t *testing.T) {
+	cfg := config.Default()
+	cfg.Sources = []string{"/srv/cfg/termhelper.toml"}
+	p := testPolicy(t, cfg)
+	for _, line := range []string{"echo 'unattended = \"allow\"' >> /srv/cfg/termhelper.toml",
+		"cd /srv/cfg && tee termhelper.toml", "cp x /srv/cfg/termhelper.toml"} {
+		if v := p.Check(line, true); v.Decision != Deny {
+			t.Errorf("%q: %+v, want deny", line, v)
+		}
+	}
+	w := newFor("windows", config.Config{Sources: []string{`C:\cfg\th.toml`}}, winRoot, nil)
+	if v := w.Check(`Set-Content C:\cfg\th.toml x`, true); v.Decision != Deny {
+		t.Errorf("on Windows: %+v", v)
+	}
+}

@@ -34,6 +34,19 @@ type readSpec struct {
 	whole bool
 	// extra finds files named in other ways (dd if=FILE, curl -d @FILE).
 	extra func(ws []word) []word
+	// content: a recursive read prints what the files hold (grep -r, rg),
+	// not only their names (ls -R, du). Such a read is judged by the
+	// protected files it reaches, less those its options skip: include,
+	// exclude and excludeDir take globs of base names (rg -g '!x'
+	// excludes), and with skipHidden, hidden files unless one of hidden
+	// is given.
+	content                      bool
+	include, exclude, excludeDir string
+	skipHidden                   bool
+	hidden                       string
+	// recurseValue: options whose value "recurse" makes the read
+	// recursive (grep -d recurse).
+	recurseValue string
 }
 
 // opsKind says which operands of a reading command are paths.
@@ -44,6 +57,11 @@ const (
 	opsNone          // operands are not files (date +%s, xargs CMD, curl URL)
 	opsFirst         // only the first is (source FILE ARGS, sqlite3 DB SQL)
 )
+
+// tarArgs are tar's options that take a value.
+const tarArgs = "-C --directory -b -H --format --owner --group --mode --mtime --exclude --transform --xform" +
+	" -I --use-compress-program --index-file -f --file -V --label -g --listed-incremental -K --starting-file" +
+	" -N --newer --newer-mtime --strip-components --blocking-factor --record-size"
 
 // grepArgs are grep's options that take a value.
 const grepArgs = "-e --regexp -A -B -C -m -d -D --context --after-context --before-context --max-count" +
@@ -58,7 +76,8 @@ var readers = map[string]readSpec{
 	"nl":   {args: "-b -d -f -h -i -l -n -s -v -w"},
 	"head": {args: "-n -c --lines --bytes"},
 	"tail": {args: "-n -c --lines --bytes -s --sleep-interval --pid"},
-	"less": {args: "-b -h -j -p -x -y -z -P -T --pattern --tabs -# --shift", files: "-k -o -O --lesskey-file"},
+	"less": {args: "-b -h -j -p -x -y -z -P -T -o -O --pattern --tabs -# --shift --log-file --LOG-FILE",
+		files: "-k --lesskey-file"},
 	"more": {args: "-n --lines"},
 	"wc":   {files: "--files0-from"},
 	"file": {args: "-F -e -P --separator --exclude --parameter", files: "-m -f --magic-file --files-from"},
@@ -71,14 +90,18 @@ var readers = map[string]readSpec{
 	"du": {args: "-d -B -t --max-depth --block-size --threshold --exclude --time-style",
 		files: "-X --exclude-from --files0-from", all: true, follow: "-L --dereference"},
 	"grep": {args: grepArgs, files: "-f --file --exclude-from", pattern: true, patOpts: "-e -f --regexp --file",
-		recursive: "-r -R --recursive --dereference-recursive", follow: "-R --dereference-recursive"},
+		recursive: "-r -R --recursive --dereference-recursive", follow: "-R --dereference-recursive",
+		content: true, include: "--include", exclude: "--exclude", excludeDir: "--exclude-dir",
+		recurseValue: "-d --directories"},
 	"rg": {args: "-A -B -C -m -M -j -g -t -T -E --glob --iglob --type --type-not --max-count --max-columns" +
 		" --threads --max-depth --color --colors --encoding --sort --sortr --type-add --pre --pre-glob" +
 		" --context-separator --field-match-separator --path-separator --replace -r -e --regexp",
 		files: "-f --file --ignore-file", pattern: true, patOpts: "-e -f --regexp --file", all: true,
-		follow: "-L --follow"},
+		follow: "-L --follow", content: true, include: "-g --glob --iglob", skipHidden: true,
+		hidden: "--hidden -. -u --unrestricted"},
 	"ag": {args: "-A -B -C -m -G -g --ignore --ignore-dir --depth --file-search-regex", files: "-p --path-to-ignore",
-		pattern: true, all: true, follow: "-f --follow"},
+		pattern: true, all: true, follow: "-f --follow", content: true, skipHidden: true,
+		hidden: "--hidden -u --unrestricted"},
 	"fd":     {args: "-d -t -e -E -x -X -c -j -S --max-depth --type --extension --exclude --exec --exec-batch --color --threads --size", files: "--ignore-file", pattern: true, all: true, follow: "-L --follow"},
 	"sort":   {args: "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel -o --output", files: "--files0-from"},
 	"uniq":   {args: "-f -s -w --skip-fields --skip-chars --check-chars"},
@@ -91,7 +114,8 @@ var readers = map[string]readSpec{
 	"md5sum":  {}, "sha1sum": {}, "sha256sum": {}, "sha512sum": {}, "shasum": {args: "-a --algorithm"},
 	"cksum": {}, "b2sum": {}, "md5": {}, "sum": {},
 	"diff": {args: "-U -C -W -I -x -X --unified --context --width --ignore-matching-lines --exclude --label",
-		files: "-X --exclude-from --from-file --to-file", recursive: "-r --recursive", followAll: true},
+		files: "-X --exclude-from --from-file --to-file", recursive: "-r --recursive", followAll: true,
+		content: true},
 	"cmp":    {args: "-i -n --ignore-initial --bytes"},
 	"comm":   {},
 	"join":   {args: "-a -e -o -t -v -1 -2"},
@@ -103,16 +127,16 @@ var readers = map[string]readSpec{
 	"bat":  {args: "-l -H -r -m --language --highlight-line --line-range --map-syntax --theme --style --tabs --wrap"},
 	"jq": {args: "--indent --tab -L", pairs: "--arg --argjson", pairFiles: "--slurpfile --rawfile", files: "-f --from-file",
 		stop: "--args --jsonargs", pattern: true, patOpts: "-f --from-file"},
-	"yq":  {args: "-o -p -I --output-format --input-format --indent", files: "--from-file", pattern: true, patOpts: "--from-file"},
-	"sed": {args: "-l --line-length", files: "-f --file", pattern: true, patOpts: "-e --expression -f --file"},
-	"awk": {args: "-F -v --field-separator --assign", files: "-f --file -E --exec -i --include",
-		pattern: true, patOpts: "-f --file -E --exec", assigns: true},
+	"yq": {args: "-o -p -I --output-format --input-format --indent", files: "--from-file", pattern: true, patOpts: "--from-file"},
+	"sed": {args: "-l --line-length -e --expression", files: "-f --file", pattern: true, patOpts: "-e --expression -f --file",
+		extra: sedFiles},
+	"awk": {args: "-F -v -W -e -l --field-separator --assign --source --load", files: "-f --file -E --exec -i --include",
+		pattern: true, patOpts: "-f --file -E --exec -e --source", assigns: true, extra: awkFiles},
 	"xargs": {args: "-n -I -P -L -d -E -s --max-args --max-procs --max-lines --delimiter",
 		files: "-a --arg-file", ops: opsNone},
-	"tar": {args: "-C --directory -b -H --format --owner --group --mode --mtime --exclude --transform --xform" +
-		" -I --use-compress-program --index-file -f --file -V --label -g --listed-incremental -K --starting-file" +
-		" -N --newer --newer-mtime --strip-components --blocking-factor --record-size",
-		files: "-T --files-from -X --exclude-from", all: true, follow: "-h --dereference"},
+	"tar": {args: tarArgs,
+		files: "-T --files-from -X --exclude-from", all: true, follow: "-h --dereference", content: true,
+		exclude: "--exclude", ops: opsNone, extra: tarFiles},
 	"source": {ops: opsFirst}, ".": {ops: opsFirst},
 	"sqlite3": {args: "-cmd -separator -newline -nullvalue", ops: opsFirst},
 	"wget": {args: "-O -o -a -P -U -t -T -w -e --output-document --output-file --append-output --directory-prefix" +
@@ -123,7 +147,7 @@ var readers = map[string]readSpec{
 	"openssl":    {args: "-out -passout -passin -md -cipher -pass", files: "-in -inkey -kfile -CAfile -cert -key", whole: true, ops: opsNone},
 	"ssh-keygen": {args: "-b -t -C -N -P -n -O -I -V -z -Z -a -E -m -r -s -D -w -Y -M -T -G -S -J -j -K -R -F", files: "-f", ops: opsNone},
 	"gpg":        {args: "-r -u -o --recipient --local-user --output --homedir"},
-	"zip":        {args: "-x -i -b -n -t -tt -P -O --password --out", recursive: "-r -R", followAll: true},
+	"zip":        {args: "-x -i -b -n -t -tt -P -O --password --out", recursive: "-r -R", followAll: true, content: true},
 	"vim":        {args: "-c -S -u -i -T --cmd"}, "vi": {args: "-c -S -u -i -T --cmd"},
 	"nvim": {args: "-c -S -u -i --cmd"}, "view": {args: "-c -S -u -i -T --cmd"},
 	"nano": {args: "-Y -T -r --syntax --tabsize --fill"}, "emacs": {args: "-l --load --eval -f --funcall"},

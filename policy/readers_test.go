@@ -102,7 +102,7 @@ func TestRecursiveReadFollowsALinkOut(t *testing.T) {
 		"grep -R KEY .": Ask, "grep -R KEY": Ask, "grep --dereference-recursive KEY .": Ask, "rg -L KEY": Ask,
 		"find -L . -name x": Ask, "find . -follow -name x": Ask, "ls -RL": Ask, "ls -R -L .": Ask,
 		"du -L .": Ask, "tree -l": Ask, "diff -r . /home/u/other": Ask, "grep -R KEY src": Allow,
-		"grep -r KEY .": Allow, "ls -R": Allow, "find . -name x": Allow, "du -sh .": Allow, "ls -L": Allow,
+		"grep -r --exclude=.env KEY .": Allow, "ls -R": Allow, "find . -name x": Allow, "du -sh .": Allow, "ls -L": Allow,
 	}
 	for line, want := range cases {
 		v := p.Check(line, true)

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +13,10 @@ type readArgs struct {
 	paths     []word // files and folders it reads
 	recursive bool
 	follow    bool // the recursion follows the symbolic links it meets
+	// content: it prints what the files it reads hold (grep -r), not only
+	// their names (ls -R); filter: what its options say it skips.
+	content bool
+	filter  fileFilter
 }
 
 // optState is what the options seen so far have said.
@@ -19,6 +24,7 @@ type optState struct {
 	ra       readArgs
 	patGiven bool // an option gave the pattern (grep -e): every operand is a path
 	noOps    bool // an option said the operands are not paths (jq --args)
+	hidden   bool // an option said hidden files are read too (rg --hidden)
 }
 
 // parse walks the words as getopt would: options (with their values,
@@ -45,6 +51,8 @@ func (s readSpec) parse(ws []word) readArgs {
 	ra.paths = append(ra.paths, s.operands(ops, st)...)
 	ra.recursive = ra.recursive || s.all
 	ra.follow = ra.recursive && (ra.follow || s.followAll)
+	ra.content = s.content
+	ra.filter.skipHidden = s.skipHidden && !st.hidden
 	if s.extra != nil {
 		ra.paths = append(ra.paths, s.extra(ws)...)
 	}
@@ -74,19 +82,29 @@ func (s readSpec) operands(ops []word, st optState) []word {
 var awkAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // flag notes what an option without a value says.
+// An abbreviated long option counts (grep --recur): asking more is
+// the safe side, except for stop, which would hide the operands.
 func (s readSpec) flag(st *optState, name string) {
-	st.patGiven = st.patGiven || hasField(s.patOpts, name)
-	st.ra.recursive = st.ra.recursive || hasField(s.recursive, name)
-	st.ra.follow = st.ra.follow || hasField(s.follow, name)
+	st.patGiven = st.patGiven || optIn(s.patOpts, name)
+	st.ra.recursive = st.ra.recursive || optIn(s.recursive, name)
+	st.ra.follow = st.ra.follow || optIn(s.follow, name)
 	st.noOps = st.noOps || hasField(s.stop, name)
+	st.hidden = st.hidden || optIn(s.hidden, name)
 }
+
+// optIn reports whether name is one of list's options, or a long option
+// abbreviating one (longName).
+func optIn(list, name string) bool { return hasField(list, name) || longName(name, list) != "" }
 
 // longOption handles --name or --name=value at ws[0] and returns how many
 // more words it used.
 func (s readSpec) longOption(st *optState, ws []word) int {
 	name, val, eq := strings.Cut(ws[0].text, "=")
 	s.flag(st, name)
-	isFile, takes := hasField(s.files, name), hasField(s.args, name)
+	// date --f=FILE is date --file=FILE: an abbreviation that is not
+	// exactly an option taking a plain value is taken as a file option.
+	takes := hasField(s.args, name)
+	isFile := hasField(s.files, name) || !takes && longName(name, s.files) != ""
 	switch {
 	case hasField(s.pairs+" "+s.pairFiles, name):
 		if len(ws) > 2 && hasField(s.pairFiles, name) {
@@ -94,19 +112,36 @@ func (s readSpec) longOption(st *optState, ws []word) int {
 		}
 		return min(2, len(ws)-1)
 	case (isFile || takes) && eq:
-		if isFile {
-			v := ws[0]
-			v.text = val
-			st.ra.paths = append(st.ra.paths, v)
-		}
+		v := ws[0]
+		v.text = val
+		s.valued(st, name, isFile, v)
 		return 0
 	case (isFile || takes) && len(ws) > 1:
-		if isFile {
-			st.ra.paths = append(st.ra.paths, ws[1])
-		}
+		s.valued(st, name, isFile, ws[1])
 		return 1
 	}
 	return 0
+}
+
+// valued notes the value v of the option name: a file it reads, or what
+// a recursive read skips or keeps to (grep --exclude=GLOB).
+func (s readSpec) valued(st *optState, name string, isFile bool, v word) {
+	f := &st.ra.filter
+	switch {
+	case optIn(s.recurseValue, name) && strings.HasPrefix("recurse", v.text) && v.text != "":
+		st.ra.recursive = true // grep -d recurse is grep -r
+	case isFile:
+		st.ra.paths = append(st.ra.paths, v)
+	case strings.Contains(v.text, unknown):
+	case hasField(s.include, name) && strings.HasPrefix(v.text, "!"): // rg -g '!.env*'
+		f.rules = append(f.rules, fileRule{glob: v.text[1:]})
+	case hasField(s.include, name):
+		f.rules = append(f.rules, fileRule{glob: v.text, include: true})
+	case hasField(s.exclude, name):
+		f.rules = append(f.rules, fileRule{glob: v.text})
+	case hasField(s.excludeDir, name):
+		f.excludeDir = append(f.excludeDir, v.text)
+	}
 }
 
 // shortOptions handles a group like -rnA at ws[0]; an option taking a
@@ -121,17 +156,13 @@ func (s readSpec) shortOptions(st *optState, ws []word) int {
 			continue
 		}
 		if j+1 < len(t) {
-			if isFile {
-				v := ws[0]
-				v.text = t[j+1:]
-				st.ra.paths = append(st.ra.paths, v)
-			}
+			v := ws[0]
+			v.text = t[j+1:]
+			s.valued(st, o, isFile, v)
 			return 0
 		}
 		if len(ws) > 1 {
-			if isFile {
-				st.ra.paths = append(st.ra.paths, ws[1])
-			}
+			s.valued(st, o, isFile, ws[1])
 			return 1
 		}
 	}
@@ -185,6 +216,9 @@ func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 		}
 		return
 	}
+	if w.tree {
+		how.recursive, how.content = true, true // find . -exec cat {} + reads every file
+	}
 	t := w.text
 	switch {
 	case w.procSubst || t == "-" || readDevices.MatchString(t):
@@ -214,8 +248,15 @@ func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 	}
 	if held := a.p.readProtect.under(abs); held != "" {
 		a.askSecret(part, in, "reads everything in "+abs+", which holds a protected path: "+held)
-	} else if how.follow {
+		return
+	}
+	if how.follow {
 		if why, class := a.p.linksOut(globDir(abs, w.glob)); why != "" {
+			a.r.note(class, part, in, a.withWhere(why))
+		}
+	}
+	if how.content {
+		if why, class := a.p.secretInside(globDir(abs, w.glob), how.filter); why != "" {
 			a.r.note(class, part, in, a.withWhere(why))
 		}
 	}
@@ -246,17 +287,25 @@ func (a *analyzer) readWhy(t, abs string, glob bool) (string, askClass) {
 	if !inside(a.p.root, abs) {
 		return "reads a path outside the project root: " + abs, askSoft
 	}
+	if isGitConfig(abs) && gitCredentials(filepath.FromSlash(kernelPath("", abs))) {
+		return "reads " + abs + ", which holds a credential (a token in a header or a remote's URL)", askSecret
+	}
 	if glob {
-		return "", askSoft
+		return a.globWhy(abs)
 	}
-	real := a.resolved(t)
-	if real == abs || real == "" {
-		return "", askSoft
+	if real := a.resolved(t); real != abs && real != "" {
+		return a.p.throughLink(real)
 	}
-	if pat := a.p.readProtect.match(real, ""); pat != "" {
+	return "", askSoft
+}
+
+// throughLink says why reading real, where a path inside the root leads
+// through a symbolic link, needs approval, or "".
+func (p *Policy) throughLink(real string) (string, askClass) {
+	if pat := p.readProtect.match(real, ""); pat != "" {
 		return "reads a protected path through a symbolic link: " + pat, askSecret
 	}
-	if !inside(a.p.root, real) {
+	if !inside(p.root, real) {
 		return "reads a path outside the project root through a symbolic link: " + real, askSoft
 	}
 	return "", askSoft

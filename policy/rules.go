@@ -26,7 +26,7 @@ func init() {
 		"gdisk", "sgdisk", "cgdisk", "diskpart", "format",
 		"shutdown", "reboot", "halt", "poweroff")
 	add(diskutilRule, "diskutil")
-	add(powerRule, "systemctl", "init", "telinit")
+	add(powerRule, "systemctl", "init", "telinit", "loginctl", "kexec")
 	add(rmRule, "rm", "rmdir", "unlink", "shred", "srm")
 	add(findRule, "find")
 	add(chmodRule, "chmod", "chown", "chgrp", "chattr", "setfacl")
@@ -51,12 +51,26 @@ func init() {
 	add(both(dumpRule, setRule), "set")
 	add(psRule, "ps")
 	add(readRule, "read")
+	add(unsetRule, "unset")
+	add(awkRule, "awk", "gawk", "mawk", "nawk")
+	add(jqRule, "jq", "gojq", "jaq")
+	add(gitRule, "git")
+	add(waitRule, "wait")
+	add(jobsRule, "jobs")
+	add(testVarRule, "test", "[")
 	add(printfRule, "printf")
 	for _, n := range interpreterList {
 		if prev := rules[n]; prev != nil {
 			rules[n] = both(prev, interpreterRule)
 		} else {
 			rules[n] = interpreterRule
+		}
+	}
+	for name := range projectDirOpts {
+		if prev := rules[name]; prev != nil {
+			rules[name] = both(prev, projectDirRule)
+		} else {
+			rules[name] = projectDirRule
 		}
 	}
 	// su is both a privilege change and a taker of -c code: deny wins.
@@ -109,13 +123,22 @@ func diskutilRule(a *analyzer, c cmd) {
 	}
 }
 
+// powerVerbs of systemctl and loginctl stop, suspend or restart the
+// machine; loginctl's kill and terminate verbs end every process of a
+// user or session, the helper and its host among them.
+const powerVerbs = " poweroff reboot halt kexec soft-reboot suspend hibernate hybrid-sleep suspend-then-hibernate "
+
 func powerRule(a *analyzer, c cmd) {
 	base := cmdBase(c.words[0].text)
 	for _, w := range c.words[1:] {
 		t := w.text
-		if base == "systemctl" && strings.Contains(" poweroff reboot halt kexec soft-reboot suspend hibernate hybrid-sleep ", " "+t+" ") ||
-			base != "systemctl" && (t == "0" || t == "6") {
+		switch {
+		case (base == "systemctl" || base == "loginctl") && strings.Contains(powerVerbs, " "+t+" "),
+			(base == "init" || base == "telinit") && (t == "0" || t == "6"),
+			base == "kexec" && (hasOption(t, "-e") || hasOption(t, "-f") || isLong(t, "--exec --force")):
 			a.deny(w.raw, c.text, "stops or restarts the machine")
+		case base == "loginctl" && hasField("kill-user terminate-user kill-session terminate-session", t):
+			a.deny(w.raw, c.text, "ends every process of a user or session, the helper and its host among them")
 		}
 	}
 }

@@ -37,7 +37,7 @@ func rmArgs(ws []word) (bool, []word) {
 		switch {
 		case opts && t == "--":
 			opts = false
-		case opts && (t == "--recursive" || t == "--no-preserve-root"):
+		case opts && isLong(t, "--recursive --no-preserve-root"):
 			recursive = true
 		case opts && strings.HasPrefix(t, "--"):
 		case opts && strings.HasPrefix(t, "-") && len(t) > 1 && !strings.Contains(t, unknown):
@@ -137,8 +137,8 @@ func (a *analyzer) findDelete(c cmd, del word, starts []word, filtered bool) {
 }
 
 // findExec judges an -exec command once per start path, with {} as that
-// path when nothing filters what is found, and as an unknown path
-// otherwise.
+// path, standing for everything under it, when nothing filters what is
+// found, and as an unknown path otherwise.
 func (a *analyzer) findExec(c cmd, words []word, starts []word, filtered bool) {
 	if len(words) == 0 {
 		return
@@ -151,7 +151,7 @@ func (a *analyzer) findExec(c cmd, words []word, starts []word, filtered bool) {
 		in := cmd{text: c.text, level: c.level + 1}
 		for _, w := range words {
 			if w.text == "{}" {
-				s.raw = "{}"
+				s.raw, s.tree = "{}", !filtered
 				w = s
 			}
 			in.words = append(in.words, w)
@@ -169,9 +169,9 @@ func chmodRule(a *analyzer, c cmd) {
 	for _, w := range c.words[1:] {
 		t := w.text
 		switch {
-		case t == "--recursive" || t == "-R" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "R"):
+		case isLong(t, "--recursive") || t == "-R" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "R"):
 			recursive = true
-		case strings.HasPrefix(t, "--reference"):
+		case isLong(t, "--reference"):
 			needFirst = false
 		case strings.HasPrefix(t, "-") && !(base == "chmod" && isModeWord(t) && needFirst && len(ops) == 0):
 		default:

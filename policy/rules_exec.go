@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -143,6 +144,34 @@ func interpreterRule(a *analyzer, c cmd) {
 	}
 }
 
+// jobsRule: bash's jobs -x CMD ARGS runs CMD.
+func jobsRule(a *analyzer, c cmd) {
+	for i, w := range c.words[1:] {
+		if !strings.HasPrefix(w.text, "-") || w.text == "-" || w.text == "--" {
+			return
+		}
+		if strings.Contains(w.text, "x") && len(c.words) > i+2 {
+			a.simple(cmd{words: c.words[i+2:], text: c.text, level: c.level + 1})
+			return
+		}
+	}
+}
+
+// testVarRule: bash's test -v NAME and -R NAME evaluate a subscript in
+// NAME as arithmetic, where $(cmd) runs: test -v 'a[$(cmd)]'.
+func testVarRule(a *analyzer, c cmd) {
+	for i := 1; i+1 < len(c.words); i++ {
+		if t := c.words[i].text; (t == "-v" || t == "-R") && riskyName(c.words[i+1]) {
+			a.askSoft(c.words[i+1].raw, c.text, "expands a variable in a way that can run commands hidden in its value")
+		}
+	}
+}
+
+// riskyName reports a variable name that may hold a subscript.
+func riskyName(w word) bool {
+	return strings.ContainsAny(w.text, "["+unknown)
+}
+
 // watchRule: watch runs its arguments through sh -c, or directly with -x.
 func watchRule(a *analyzer, c cmd) {
 	ws := c.words[1:]
@@ -176,11 +205,14 @@ func joinWords(ws []word) word {
 
 // codeOptRule judges the -c/--command string of flock, su and script,
 // which hand it to the user's shell.
+// The code may be stuck to -c or follow a group ending in c (script
+// -qc CODE), or be --command's value (--command=CODE, --comm CODE).
 func codeOptRule(a *analyzer, c cmd) {
 	ws := c.words
-	for i := 1; i+1 < len(ws); i++ {
-		if ws[i].text == "-c" || ws[i].text == "--command" {
-			a.codeIn(c, ws[i+1], "inside "+cmdBase(ws[0].text)+" -c", kindSh)
+	for i := 1; i < len(ws); i++ {
+		if v, used := optValue(ws, i, 'c', "EIOBTmtwu", "--command"); v != nil {
+			a.codeIn(c, *v, "inside "+cmdBase(ws[0].text)+" -c", kindSh)
+			i += used
 		}
 	}
 }
@@ -210,11 +242,15 @@ func envRule(a *analyzer, c cmd) {
 	for i := 1; i < len(ws); i++ {
 		t := ws[i].text
 		switch {
-		case (t == "-S" || t == "--split-string") && i+1 < len(ws):
+		case (t == "-S" || isLong(t, "--split-string") && !strings.Contains(t, "=")) && i+1 < len(ws):
 			a.codeString(c, ws[i+1], "inside env -S")
-		case strings.HasPrefix(t, "--split-string="):
+		case isLong(t, "--split-string"):
 			v := ws[i]
-			v.text = strings.TrimPrefix(t, "--split-string=")
+			_, v.text, _ = strings.Cut(t, "=")
+			a.codeString(c, v, "inside env -S")
+		case shortValue(t, 'S', "uC") != "":
+			v := ws[i]
+			v.text = shortValue(t, 'S', "uC")
 			a.codeString(c, v, "inside env -S")
 		}
 	}
@@ -250,6 +286,8 @@ func readsStdinCode(c cmd) bool {
 	case isInterpreter(base):
 		ops := operands(c.words[1:])
 		return !hasCodeOption(c.words) && (len(ops) == 0 || isStdinPath(ops[0].text))
+	case base == "awk" || base == "gawk" || base == "mawk" || base == "nawk":
+		return awkRunsInput(c)
 	}
 	return false
 }
@@ -352,7 +390,8 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd) {
 		return
 	}
 	from := ""
-	for _, st := range a.pipeStages(b) {
+	stages := a.pipeStages(b)
+	for i, st := range stages {
 		if from != "" {
 			if r := a.stdinReaderIn(st); r != "" {
 				a.deny(nodeText(a.src, st), nodeText(a.src, b), "runs what "+from+" outputs as code, unread")
@@ -361,7 +400,114 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd) {
 		if from == "" {
 			from = a.sourceIn(st)
 		}
+		if i > 0 {
+			a.pipedCode(stages[i-1], st)
+			a.pipedPids(stages[i-1], st)
+		}
 	}
+}
+
+// pipedCode judges the text echo, printf or cat <<EOF writes into a
+// shell as that shell's code: echo 'sudo id' | sh is sudo id.
+func (a *analyzer) pipedCode(from, to *syntax.Stmt) {
+	reader, ok := a.stdinReader(to)
+	if !ok {
+		return
+	}
+	name := cmdBase(reader.words[0].text)
+	for _, text := range a.writtenText(from) {
+		a.codeIn(reader, text, "in what "+name+" reads from "+quote(nodeText(a.src, from)), kindByName(name))
+	}
+}
+
+// stdinReader finds the command in n that runs its stdin as code.
+func (a *analyzer) stdinReader(n syntax.Node) (cmd, bool) {
+	for _, c := range a.cmdsIn(n) {
+		ch := a.chain(c)
+		if last := ch[len(ch)-1]; readsStdinCode(last) && isShell(cmdBase(last.words[0].text)) {
+			return last, true
+		}
+	}
+	return cmd{}, false
+}
+
+// writtenText is what a statement of echo, printf or cat with a
+// here-document prints, in every form a shell could print it (dash's echo
+// reads backslash escapes, bash's does not), or nothing when that cannot
+// be known.
+func (a *analyzer) writtenText(st *syntax.Stmt) []word {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil
+	}
+	c := a.newCmd(st, call)
+	var text string
+	switch cmdBase(c.words[0].text) {
+	case "echo":
+		ws := c.words[1:]
+		for len(ws) > 0 && hasField("-n -e -E -ne -en", ws[0].text) {
+			ws = ws[1:]
+		}
+		text = joinWords(ws).text
+		return knownTexts(c, text, xsiEcho(text))
+	case "printf":
+		if ops := operands(c.words[1:]); len(ops) == 1 && !strings.Contains(ops[0].text, "%") {
+			return knownTexts(c, ansiC(ops[0].text))
+		}
+	case "cat":
+		if len(c.words) == 1 {
+			for _, r := range st.Redirs {
+				switch r.Op {
+				case syntax.Hdoc, syntax.DashHdoc:
+					return knownTexts(c, a.env.hdoc(a.src, r).text)
+				case syntax.WordHdoc:
+					return knownTexts(c, a.env.word(a.src, r.Word).text+"\n")
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// knownTexts makes words of the texts that hold nothing unknown.
+func knownTexts(c cmd, texts ...string) []word {
+	var out []word
+	for i, t := range texts {
+		if !strings.Contains(t, unknown) && (i == 0 || t != texts[0]) {
+			out = append(out, word{raw: c.text, text: t, known: true})
+		}
+	}
+	return out
+}
+
+// xsiEcho decodes the escapes of dash's echo: \0NNN in octal, \c ends the
+// output, and the C escapes.
+func xsiEcho(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch c := s[i+1]; {
+		case c == 'c':
+			return b.String()
+		case c == '0':
+			n := 0
+			for n < 3 && i+2+n < len(s) && s[i+2+n] >= '0' && s[i+2+n] <= '7' {
+				n++
+			}
+			v, _ := strconv.ParseUint("0"+s[i+2:i+2+n], 8, 8)
+			b.WriteByte(byte(v))
+			i += 1 + n
+		case strings.IndexByte("abfnrtv\\", c) >= 0:
+			b.WriteString(ansiC(s[i : i+2]))
+			i++
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 func (a *analyzer) pipeStages(b *syntax.BinaryCmd) []*syntax.Stmt {
@@ -431,13 +577,12 @@ func (a *analyzer) noteDownload(c cmd) {
 	remoteName := base == "wget"
 	for i := 0; i < len(ws); i++ {
 		t := ws[i].text
+		if v, used := savedAs(base, ws, i); v != nil {
+			out = v.text
+			i += used
+			continue
+		}
 		switch {
-		case (t == "-o" && base == "curl" || t == "-O" && base == "wget" || t == "--output" ||
-			t == "--output-document") && i+1 < len(ws):
-			out = ws[i+1].text
-			i++
-		case strings.HasPrefix(t, "--output-document=") || strings.HasPrefix(t, "--output="):
-			_, out, _ = strings.Cut(t, "=")
 		case base == "curl" && (t == "-O" || t == "--remote-name" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "O")):
 			remoteName = true
 		case strings.Contains(t, "://"):
@@ -450,6 +595,44 @@ func (a *analyzer) noteDownload(c cmd) {
 	if out != "" && out != "-" && !strings.Contains(out, unknown) {
 		a.env.downloads()[a.key(out)] = base
 	}
+}
+
+// savedOutput remembers the file a fetcher's or decoder's output is
+// redirected to (curl URL > i.sh && sh i.sh is curl | sh).
+func (a *analyzer) savedOutput(s *syntax.Stmt, c cmd) {
+	from := ""
+	for _, l := range a.chain(c) {
+		if from == "" && len(l.words) > 0 {
+			from = source(l)
+		}
+	}
+	if from == "" {
+		return
+	}
+	for _, r := range s.Redirs {
+		if fd := r.N; (fd == nil || fd.Value == "1") && outputOp(r.Op) {
+			if t := a.env.word(a.src, r.Word); !strings.Contains(t.text, unknown) {
+				a.env.downloads()[a.key(t.text)] = from
+			}
+		}
+	}
+}
+
+func outputOp(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll:
+		return true
+	}
+	return false
+}
+
+// savedAs returns the file curl -o or wget -O at ws[i] saves what it
+// downloads to, and how many more words the option used.
+func savedAs(base string, ws []word, i int) (*word, int) {
+	if base == "wget" {
+		return optValue(ws, i, 'O', outputTakers[base], "--output-document")
+	}
+	return outputValue(base, ws, i)
 }
 
 func (a *analyzer) key(p string) string {

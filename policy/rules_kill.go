@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // hostNames are editors that commonly host the helper; killing them ends the
@@ -91,8 +93,28 @@ func (a *analyzer) killTarget(c cmd, w word) {
 }
 
 // pidLookup finds kill $(pgrep termhelper) and kill `pidof code`.
-func (a *analyzer) pidLookup(w word) string {
-	for _, c := range a.cmdsIn(w.node) {
+func (a *analyzer) pidLookup(w word) string { return a.helperPids(w.node) }
+
+// pipedPids denies a kill given the pids pgrep or pidof of the helper or
+// its host print: pgrep termhelper | xargs kill.
+func (a *analyzer) pipedPids(from, to *syntax.Stmt) {
+	name := a.helperPids(from)
+	if name == "" {
+		return
+	}
+	for _, c := range a.cmdsIn(to) {
+		for _, l := range a.chain(c) {
+			if len(l.words) > 0 && cmdBase(l.words[0].text) == "kill" && l.extra {
+				a.deny(l.text, nodeText(a.src, to), "kills "+name+", the helper or the editor that hosts it")
+			}
+		}
+	}
+}
+
+// helperPids names the helper or host process a pgrep or pidof in n looks
+// up, or "".
+func (a *analyzer) helperPids(n syntax.Node) string {
+	for _, c := range a.cmdsIn(n) {
 		if len(c.words) < 2 {
 			continue
 		}

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -33,9 +35,21 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 // quietDevices can be written without writing anything that lasts.
 var quietDevices = regexp.MustCompile(`^/dev/(null|zero|stdout|stderr|tty|fd/[0-9]+|full|random|urandom)$`)
 
-var blockDevice = regexp.MustCompile(`^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|sr|disk|rdisk|mapper/|mem$|kmem$|port$|fb)`)
+var blockDevice = regexp.MustCompile(`^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|sr|disk|rdisk|mapper/|block/|root$|mem$|kmem$|port$|fb)`)
 
-func isBlockDevice(p string) bool { return blockDevice.MatchString(path.Clean(p)) }
+// isBlockDevice reports a disk by its name, or a path that is one (or a
+// link to one) when the line is judged: /dev/block/8:0, a repository's
+// disk -> /dev/sda.
+func isBlockDevice(p string) bool {
+	if blockDevice.MatchString(path.Clean(p)) {
+		return true
+	}
+	fi, err := os.Stat(filepath.FromSlash(p))
+	return err == nil && fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0
+}
+
+// powerFiles stop, suspend or restart the machine when written to.
+var powerFiles = regexp.MustCompile(`^/(proc/sysrq-trigger|sys/power/(state|disk))$`)
 
 // writeTarget judges a path something writes to. plain says whether writing
 // an ordinary file is worth an ask by itself (redirections; commands that
@@ -48,8 +62,11 @@ func (a *analyzer) writeTarget(t word, part, in string, plain bool) {
 	switch {
 	case quietDevices.MatchString(p):
 		return
-	case isBlockDevice(p):
+	case isBlockDevice(p) || a.env.cwd != "" && !strings.Contains(p, unknown) && isBlockDevice(joinPath(a.env.cwd, p)):
 		a.deny(part, in, "writes to a block device")
+		return
+	case powerFiles.MatchString(path.Clean(p)):
+		a.deny(part, in, "stops, suspends or restarts the machine")
 		return
 	case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
 		a.askSoft(part, in, "opens a network connection")
@@ -106,18 +123,15 @@ func copyRule(a *analyzer, c cmd) {
 	var ops []word
 	var dest *word
 	ws := c.words[1:]
+	targets := base != "rsync" && base != "scp" // -t: rsync's times, scp's remote side
 	for i := 0; i < len(ws); i++ {
 		t := ws[i].text
+		if v, used := optValue(ws, i, 't', "SmogeTfb", "--target-directory"); targets && v != nil {
+			dest = v
+			i += used
+			continue
+		}
 		switch {
-		case t == "-t" || t == "--target-directory":
-			if i+1 < len(ws) {
-				dest = &ws[i+1]
-			}
-			i++
-		case strings.HasPrefix(t, "--target-directory="):
-			d := ws[i]
-			d.text = strings.TrimPrefix(t, "--target-directory=")
-			dest = &d
 		case strings.HasPrefix(t, "-") && len(t) > 1 && hasField(copyArgOpts, t):
 			i++
 		case strings.HasPrefix(t, "-") && len(t) > 1:
@@ -194,10 +208,33 @@ func fileArgRule(a *analyzer, c cmd) {
 	}
 }
 
-// outputOpts are the options naming a file a command writes its output to.
-var outputOpts = map[string]string{
-	"curl": "-o --output", "wget": "-O --output-document -o --output-file -a --append-output",
-	"sort": "-o --output", "tree": "-o", "time": "-o --output",
+// outputOpts are the options naming a file a command writes its output
+// to: short letters, then long options.
+var outputOpts = map[string][2]string{
+	"curl": {"o", "--output"}, "wget": {"Oao", "--output-document --output-file --append-output"},
+	"sort": {"o", "--output"}, "tree": {"o", ""}, "time": {"o", "--output"},
+}
+
+// outputTakers are the short options of these commands that take the
+// rest of a group as their own value (curl -Hvalue), so that a letter
+// after them is no option.
+var outputTakers = map[string]string{"curl": "HdeEFKQrTuUwxXyYzAbcDt", "wget": "eiBPtTUwQlDIX",
+	"sort": "kStT", "time": "f"}
+
+// outputValue returns the file an output option at ws[i] names (-o FILE,
+// -sSLo FILE, -o.env, --output=FILE, --out FILE) and how many more words it
+// used.
+func outputValue(base string, ws []word, i int) (*word, int) {
+	opts := outputOpts[base]
+	for _, l := range []byte(opts[0]) {
+		if v, used := optValue(ws, i, l, outputTakers[base], ""); v != nil {
+			return v, used
+		}
+	}
+	if opts[1] == "" {
+		return nil, 0
+	}
+	return optValue(ws, i, 0, "", opts[1])
 }
 
 // outputOptRule judges the file named by an output option (curl -o .env),
@@ -208,20 +245,15 @@ func outputOptRule(a *analyzer, c cmd) {
 		codeOptRule(a, c)
 		return
 	}
-	opts := outputOpts[base]
 	ws := c.words[1:]
-	for i, w := range ws {
-		name, val, eq := strings.Cut(w.text, "=")
-		switch {
-		case eq && strings.HasPrefix(name, "--") && hasField(opts, name):
-			v := w
-			v.text = val
-			a.writeTarget(v, w.raw, c.text, false)
-		case hasField(opts, w.text) && i+1 < len(ws):
-			a.writeTarget(ws[i+1], ws[i+1].raw, c.text, false)
-		}
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
 		if base == "time" && !strings.HasPrefix(w.text, "-") {
 			break // the timed command starts here; its own options are its own
+		}
+		if v, used := outputValue(base, ws, i); v != nil {
+			a.writeTarget(*v, w.raw, c.text, false)
+			i += used
 		}
 	}
 	if base == "curl" || base == "wget" {
@@ -259,6 +291,39 @@ func readRule(a *analyzer, c cmd) {
 	}
 }
 
+// paramAssign judges ${NAME:=word} and ${NAME=word}, which assign NAME
+// when it is unset or empty: unset PATH; : ${PATH:=tools}; ls runs the
+// repository's ls. The value is not tracked: NAME may well be set.
+func (a *analyzer) paramAssign(pe *syntax.ParamExp) {
+	if pe.Param == nil || pe.Exp == nil || pe.Exp.Op != syntax.AssignUnset && pe.Exp.Op != syntax.AssignUnsetOrNull {
+		return
+	}
+	as := assignment{name: pe.Param.Value, raw: nodeText(a.src, pe), val: a.env.word(a.src, pe.Exp.Word)}
+	a.checkVar(as, "", true)
+}
+
+// unsetRule: unset NAME changes what the commands after it see as NAME=
+// would: unset GIT_PAGER gives git back the repository's core.pager,
+// unset PATH lets ${PATH:=tools} choose what runs. Only a variable of the
+// shell alone (lower case) is harmless, and unset -f removes functions.
+func unsetRule(a *analyzer, c cmd) {
+	funcs := false
+	for _, w := range c.words[1:] {
+		switch {
+		case w.text == "-f":
+			funcs = true
+		case funcs || w.text == "-v" || w.text == "-n" || w.text == "--":
+		case !w.known:
+			a.askSoft(w.raw, c.text, "unsets a variable whose name cannot be known before running")
+		case !shellLocal(w.text) && !harmlessVars[strings.ToUpper(w.text)]:
+			a.askSoft(w.raw, c.text, "unsets "+w.text+", which can change what commands do")
+		default:
+			delete(a.env.vars, w.text)
+			delete(a.env.loops, w.text)
+		}
+	}
+}
+
 // setRule notes set -a (set -o allexport): every variable set afterwards
 // reaches the programs the line starts.
 func setRule(a *analyzer, c cmd) {
@@ -272,6 +337,20 @@ func setRule(a *analyzer, c cmd) {
 		}
 		if strings.HasPrefix(w.text, "-") && (strings.Contains(w.text[1:], "a") || w.text == "-o" && next == "allexport") {
 			a.env.allExport = true
+		}
+		if strings.HasPrefix(w.text, "-") && (strings.Contains(w.text[1:], "k") && w.text != "-o" || w.text == "-o" && next == "keyword") {
+			a.askSoft(w.raw, c.text, "set -k makes the NAME=value words of later commands their environment, unseen")
+		}
+	}
+}
+
+// waitRule: bash's wait -p NAME assigns NAME (and a subscript in NAME is
+// evaluated: wait -n -p 'a[$(cmd)]' runs cmd).
+func waitRule(a *analyzer, c cmd) {
+	for i := 1; i < len(c.words); i++ {
+		if v, used := optValue(c.words, i, 'p', "", ""); v != nil {
+			a.assignName(*v, c)
+			i += used
 		}
 	}
 }

@@ -60,9 +60,11 @@ var dumpers = map[string]string{"env": "", "printenv": "", "export": "p", "decla
 
 // dumpRule judges a command that prints variables' values: a secret one
 // by name (printenv KEY, declare -p KEY) is a read of a secret; all of
-// them (env, printenv, export -p, set) only when the values reach the
-// answer whole, where masking hides the secret ones: straight, or through
-// filters that pass whole lines (env | grep PATH, env | sort).
+// them only with env and printenv, which print each value as it is, and
+// only when the values reach the answer whole, where masking hides the
+// secret ones: straight, or through filters that pass whole lines (env |
+// grep PATH, env | sort). set, export -p and declare -p quote each value,
+// and a quoted value is not the value masking looks for.
 func dumpRule(a *analyzer, c cmd) {
 	base := cmdBase(c.words[0].text)
 	names, dump := dumpArgs(base, c.words[1:])
@@ -71,7 +73,11 @@ func dumpRule(a *analyzer, c cmd) {
 			a.askSecret(n.raw, c.text, "prints the value of "+n.text+secretWhy)
 		}
 	}
-	if dump && !a.wholeToAnswer(c) {
+	switch {
+	case dump && base != "env" && base != "printenv":
+		a.askSecret(c.words[0].raw, c.text, "prints every variable's value quoted as the shell reads it back, "+
+			"so a value holding a quote, $ or \\ shows in a form masking does not know")
+	case dump && !a.wholeToAnswer(c):
 		a.askSecret(c.words[0].raw, c.text, "prints every variable's value where it can be cut in pieces, which masking cannot hide")
 	}
 }
@@ -121,6 +127,14 @@ const psArgOpts = "-o -O -p -u -U -g -G -t -q -C -s -k --pid --ppid --sort --for
 // environ format.
 func psRule(a *analyzer, c cmd) {
 	ws := c.words[1:]
+	for _, w := range ws {
+		// The environ format however it is given: -o environ, -Ao
+		// pid,environ, -oenviron, axopid,environ, --format=environ.
+		if strings.Contains(w.text, "environ") {
+			a.askSecret(w.raw, c.text, "prints the environments of processes, which hold secrets")
+			return
+		}
+	}
 	for i := 0; i < len(ws); i++ {
 		t := ws[i].text
 		switch {

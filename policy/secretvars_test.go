@@ -129,3 +129,64 @@ func TestProcessEnvironments(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestPsEnvironFormat: the environ format is what ps -o pid,environ
+// prints (asked about already), however it is spelt: stuck to -o or -O,
+// after a group of options, in a list of formats.
+func TestPsEnvironFormat(t *testing.T) {
+	p := testPolicy(t, config.Default())
+	for _, line := range []string{"ps -oenviron -A", "ps -Ao pid,environ", "ps -A -opid,environ", "ps -eoenviron",
+		"ps axopid,environ", "ps -Oenviron -A", "ps -Awwopid,environ", "ps -A --format=pid,environ"} {
+		if v := p.Check(line, true); v.Decision != Ask || !containsReason(v, "environments of processes") {
+			t.Errorf("%q: %+v", line, v)
+		}
+	}
+}
+
+// TestQuotingDumpsAreSecretReads: set and export -p print each value
+// quoted as the shell reads it back; a password holding a quote shows in
+// pieces around the quoting, which masking does not know.
+func TestQuotingDumpsAreSecretReads(t *testing.T) {
+	needUnix(t)
+	const pw = `p4ss'w$rd-secret`
+	for _, line := range []string{"set", "export -p", "set | grep DB_"} {
+		cmd := exec.Command("/bin/sh", "-c", line)
+		cmd.Env = append(os.Environ(), "DB_PASSWORD="+pw)
+		out, _ := cmd.CombinedOutput()
+		m := mask.New(mask.SecretValues(cmd.Env, nil))
+		if shown := string(append(m.Write(out), m.Flush()...)); !strings.Contains(shown, `w$rd-secret`) {
+			t.Errorf("%q showed %q: the password did not get past the mask, the line proves nothing", line, shown)
+		}
+	}
+	p := testPolicy(t, config.Default())
+	for _, line := range []string{"set", "set | grep DB_", "export -p", "export", "declare -p", "typeset -p"} {
+		if v := p.Check(line, true); v.Decision != Ask || !containsReason(v, "quoted as the shell reads it back") {
+			t.Errorf("%q: %+v", line, v)
+		}
+	}
+	for _, line := range []string{"env", "printenv", "env | grep DB_", "set -e", "set -- a b"} {
+		if v := p.Check(line, true); v.Decision != Allow {
+			t.Errorf("%q: %+v", line, v)
+		}
+	}
+}
+
+// TestControlCharactersSpeltOut: cat -v spells a control character in a
+// value as ^X, which is not the value masking looks for, so env | cat -v
+// is not a whole-line filter.
+func TestControlCharactersSpeltOut(t *testing.T) {
+	needUnix(t)
+	cmd := exec.Command("/bin/sh", "-c", "env | cat -v")
+	cmd.Env = append(os.Environ(), "API_TOKEN=tok\x01en-secret-value")
+	out, _ := cmd.CombinedOutput()
+	m := mask.New(mask.SecretValues(cmd.Env, nil))
+	if shown := string(append(m.Write(out), m.Flush()...)); !strings.Contains(shown, "en-secret-value") {
+		t.Fatalf("env | cat -v showed %q: the value did not get past the mask, the line proves nothing", shown)
+	}
+	p := testPolicy(t, config.Default())
+	for line, want := range map[string]Decision{"env | cat -v": Ask, "env | cat -A": Ask, "env | cat": Allow, "env | cat -n": Allow} {
+		if v := p.Check(line, true); v.Decision != want {
+			t.Errorf("%q: %+v, want %s", line, v, want)
+		}
+	}
+}

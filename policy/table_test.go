@@ -46,7 +46,7 @@ func setHome(t testing.TB, home string) {
 // tableLine is one command of a table in testdata/policy: its line
 // number, the decisions in front of it, and the command with its "+ "
 // continuation lines. A "#shell NAME" line comes as decisions ["#shell"]
-// and command NAME.
+// and command NAME, an "#allow LIST" line as ["#allow"] and LIST.
 type tableLine struct {
 	line      int
 	decisions []Decision
@@ -69,8 +69,10 @@ func readLines(t *testing.T, name string, n int) []tableLine {
 		switch {
 		case strings.HasPrefix(text, "+ ") && len(out) > 0:
 			out[len(out)-1].command += "\n" + text[2:]
-		case strings.HasPrefix(text, "#shell "):
-			out = append(out, tableLine{num, []Decision{"#shell"}, strings.TrimPrefix(text, "#shell ")})
+		case strings.HasPrefix(text, "#shell ") || text == "#shell":
+			out = append(out, tableLine{num, []Decision{"#shell"}, strings.TrimSpace(strings.TrimPrefix(text, "#shell"))})
+		case strings.HasPrefix(text, "#allow"):
+			out = append(out, tableLine{num, []Decision{"#allow"}, strings.TrimSpace(strings.TrimPrefix(text, "#allow"))})
 		case strings.HasPrefix(text, "#") || strings.TrimSpace(text) == "":
 		default:
 			out = append(out, parseTableLine(t, name, num, text, n))

@@ -19,10 +19,11 @@ type winJudge struct {
 	dir   string
 	ps    bool // PowerShell, else cmd.exe
 	depth int
+	line  string // the whole line, for what its cutting into commands hides
 }
 
 func (p *Policy) judgeWindows(r *report, command, dir string, ps bool, depth int) {
-	w := &winJudge{p: p, r: r, dir: dir, ps: ps, depth: depth}
+	w := &winJudge{p: p, r: r, dir: dir, ps: ps, depth: depth, line: command}
 	if depth > maxDepth {
 		r.askf(command, "", "shell code nested too deep to judge")
 		return
@@ -30,6 +31,9 @@ func (p *Policy) judgeWindows(r *report, command, dir string, ps bool, depth int
 	line := winSplit(command, ps)
 	w.runsFetched(command, line)
 	w.secretVars(command)
+	w.codeInStrings(command)
+	w.dotNetWrites(command)
+	w.ranDownloaded(line)
 	for _, pipe := range line.pipes {
 		for i, c := range pipe {
 			w.command(c, pipe[:i])
@@ -55,6 +59,7 @@ func (w *winJudge) coarse(command string, line winLine) {
 		c := line.pipes[0][0]
 		if builtinsAllowed[c.name] || w.p.onAllowListPlain(c) {
 			w.p.nonPOSIXReads(w.r, command, c.words[1:])
+			w.optionWrites(c, command)
 			return
 		}
 		w.r.note(askSoft, c.raw[0], command, "not on the allow list")
@@ -134,6 +139,7 @@ func init() {
 		"bash": (*winJudge).nestedSh, "sh": (*winJudge).nestedSh, "wsl": (*winJudge).nestedSh,
 		"mshta": (*winJudge).scriptHost, "regsvr32": (*winJudge).scriptHost, "rundll32": (*winJudge).scriptHost,
 	}
+	addWinBlocks()
 	for _, n := range []string{"sudo", "runas", "gsudo", "psexec", "psexec64", "shutdown"} {
 		if whyByName[n] == "" {
 			whyByName[n] = "runs as another user"
@@ -207,7 +213,9 @@ func (w *winJudge) removeItem(c winCmd, upstream []winCmd) {
 	if len(targets) == 0 && len(upstream) > 0 {
 		// Get-ChildItem X -Recurse | Remove-Item: what is listed goes.
 		if up := upstream[len(upstream)-1]; up.name == "ls" {
-			recursive, filtered, targets = removeArgs(up.words[1:])
+			upRecursive := false
+			upRecursive, filtered, targets = removeArgs(up.words[1:])
+			recursive = recursive || upRecursive
 			if len(targets) == 0 {
 				targets = []string{"."}
 			}
@@ -265,21 +273,71 @@ func (w *winJudge) startProcess(c winCmd, _ []winCmd) {
 	if v, ok := paramValue(c.words[1:], "verb", 4); ok && strings.HasPrefix(strings.ToLower(v), "runas") {
 		w.r.denyf(c.text, "", "runs as another user (elevated)")
 	}
-	if v, ok := paramValue(c.words[1:], "filepath", 1); ok {
-		c.words[0] = v
+	w.startedCommand(c)
+}
+
+// startedCommand judges what Start-Process starts as a command of the
+// line: the program (-FilePath or the first operand) with -ArgumentList
+// or the words after it, so start cmd /c rd /s /q C:\ is cmd /c rd ...
+func (w *winJudge) startedCommand(c winCmd) {
+	ws := c.words[1:]
+	prog, named := paramValue(ws, "filepath", 1)
+	var args []string
+	for i := 0; i < len(ws); i++ {
+		switch t := ws[i]; {
+		case strings.HasPrefix(t, "-"):
+			if isValueParam(t, startValueParams) && !strings.Contains(t, ":") {
+				i++
+			}
+		case !named && prog == "":
+			prog = t
+		default:
+			args = append(args, t)
+		}
 	}
+	if prog == "" || strings.EqualFold(winName(prog), "start-process") {
+		return
+	}
+	if v, found := paramValue(ws, "argumentlist", 1); found {
+		args = nil
+		for _, a := range strings.Split(v, ",") {
+			args = append(args, unquote(strings.TrimSpace(a)))
+		}
+	}
+	if started, ok := newWinCmd(strings.Join(append([]string{prog}, quoteAll(args)...), " "), w.ps); ok && w.depth < maxDepth {
+		w.depth++
+		w.command(started, nil)
+		w.depth--
+	}
+}
+
+// startValueParams are Start-Process's parameters that take a value.
+var startValueParams = []string{"filepath", "argumentlist", "verb", "workingdirectory", "windowstyle",
+	"credential", "redirectstandardinput", "redirectstandardoutput", "redirectstandarderror"}
+
+// quoteAll quotes the words that hold a blank, so that they stay words.
+func quoteAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, t := range ws {
+		out[i] = t
+		if strings.ContainsAny(t, " \t") {
+			out[i] = `"` + t + `"`
+		}
+	}
+	return out
 }
 
 // stopProcess denies killing the helper or its host, and Get-Process |
 // Stop-Process, which kills every process.
+//
+// The whole line is searched for their names and pids: cutting it into
+// commands parts Stop-Process -Id (Get-Process code).Id from the name.
 func (w *winJudge) stopProcess(c winCmd, upstream []winCmd) {
-	lower := strings.ToLower(c.text)
-	for _, n := range w.p.procs.names {
-		if strings.Contains(lower, n) {
-			w.r.denyf(c.text, "", "kills "+n+", the helper or the editor that hosts it")
-		}
+	if n := w.p.procs.namedIn(w.line); n != "" {
+		w.r.denyf(c.text, "", "kills "+n+", the helper or the editor that hosts it")
 	}
-	if len(c.words) == 1 && len(upstream) > 0 && upstream[len(upstream)-1].name == "ps" && len(upstream[len(upstream)-1].words) == 1 {
+	all := len(upstream) > 0 && upstream[len(upstream)-1].name == "ps" && len(winOperands(upstream[len(upstream)-1].words[1:])) == 0
+	if all && len(winOperands(c.words[1:])) == 0 || c.name == "taskkill" && strings.Contains(c.text, "*") {
 		w.r.denyf(c.text, "", "kills every process, the helper and its host among them")
 	}
 }
@@ -379,22 +437,31 @@ func baseName(p string) string {
 func winPath(t string) string { return strings.ReplaceAll(t, `\`, "/") }
 
 // nestedCmd judges cmd /c CODE (and /k) with cmd.exe's rules.
+//
+// The code may follow the switch at once: cmd /c"rd /s /q C:\".
 func (w *winJudge) nestedCmd(c winCmd, _ []winCmd) {
-	for i, t := range c.words[1:] {
-		if lt := strings.ToLower(t); lt == "/c" || lt == "/k" || lt == "/r" {
-			w.p.judgeWindows(w.r, strings.Join(c.words[i+2:], " "), w.dir, false, w.depth+1)
-			return
+	for i, t := range c.raw[1:] {
+		lt := strings.ToLower(t)
+		if len(lt) < 2 || !hasField("/c /k /r", lt[:2]) {
+			continue
 		}
+		code := strings.Join(append([]string{unquote(t[2:])}, c.words[i+2:]...), " ")
+		w.p.judgeWindows(w.r, code, w.dir, false, w.depth+1)
+		return
 	}
 }
 
 // nestedPowerShell judges powershell -Command CODE with PowerShell's
 // rules, and denies -EncodedCommand: text decoded and run unread.
+//
+// Windows PowerShell takes its first operand and all after it as the
+// command (powershell Remove-Item ~); pwsh takes it as a script file.
 func (w *winJudge) nestedPowerShell(c winCmd, _ []winCmd) {
 	ws := c.words[1:]
-	for i, t := range ws {
+	for i := 0; i < len(ws); i++ {
+		t := ws[i]
 		switch {
-		case param(t, "encodedcommand", 1) && !param(t, "executionpolicy", 2):
+		case (param(t, "encodedcommand", 1) || strings.EqualFold(t, "-ec")) && !param(t, "executionpolicy", 2):
 			w.r.denyf(c.text, "", "runs text decoded from base64 as code, unread")
 			if i+1 < len(ws) {
 				if code, ok := decodePowerShell(ws[i+1]); ok {
@@ -405,9 +472,24 @@ func (w *winJudge) nestedPowerShell(c winCmd, _ []winCmd) {
 		case param(t, "command", 1):
 			w.p.judgeWindows(w.r, strings.Join(c.words[i+2:], " "), w.dir, true, w.depth+1)
 			return
+		case param(t, "file", 1):
+			return
+		case strings.HasPrefix(t, "-"):
+			if isValueParam(t, psValueParams) && !strings.Contains(t, ":") {
+				i++
+			}
+		case c.name == "powershell":
+			w.p.judgeWindows(w.r, strings.Join(ws[i:], " "), w.dir, true, w.depth+1)
+			return
+		default:
+			return
 		}
 	}
 }
+
+// psValueParams are powershell.exe's parameters that take a value.
+var psValueParams = []string{"executionpolicy", "windowstyle", "outputformat", "inputformat",
+	"configurationname", "workingdirectory", "psconsolefile", "version", "settingsfile", "custompipename"}
 
 // decodePowerShell decodes -EncodedCommand's base64 of UTF-16LE text.
 func decodePowerShell(b64 string) (string, bool) {
@@ -464,7 +546,7 @@ func (w *winJudge) runsFetched(command string, line winLine) {
 			for _, t := range c.words {
 				runs = runs || winName(t) == "invoke-expression" // also as the code of powershell -c "iex ..."
 			}
-			runs = runs || c.name == "invoke-command"
+			runs = runs || c.name == "invoke-command" || readsCode(c)
 			fetches = fetches || c.name == "invoke-webrequest" || c.name == "invoke-restmethod" ||
 				c.name == "start-bitstransfer" || c.name == "certutil" || c.name == "bitsadmin"
 		}
@@ -476,6 +558,27 @@ func (w *winJudge) runsFetched(command string, line winLine) {
 	if runs && fetches {
 		w.r.denyf(command, "", "runs downloaded or decoded text as code, unread")
 	}
+}
+
+// readsCode reports a shell that runs what comes on its standard input:
+// powershell -, powershell -Command -, cmd without /c.
+func readsCode(c winCmd) bool {
+	if len(c.words) == 0 {
+		return false
+	}
+	ws := c.words[1:]
+	switch c.name {
+	case "powershell", "pwsh":
+		return len(ws) > 0 && ws[len(ws)-1] == "-"
+	case "cmd":
+		for _, t := range ws {
+			if lt := strings.ToLower(t); len(lt) >= 2 && hasField("/c /k /r", lt[:2]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // winVarRef finds $env:NAME, ${env:NAME}, %NAME% and env:NAME.
@@ -501,10 +604,15 @@ func (w *winJudge) broad(t string) (targetKind, string) {
 	return a.broad(word{raw: t, text: p, known: true, glob: strings.ContainsAny(p, "*?")})
 }
 
+// devicePath is a path through the device namespace (\\?\C:\, \\.\C:\) or
+// a drive's administrative share (\\localhost\C$\), which name C:\ too.
+var devicePath = regexp.MustCompile(`^//(?:[?.]|localhost|127\.0\.0\.1)/(?:unc/)?([a-z])[:$]`)
+
 // expand turns Windows' names for places into paths: ~, $HOME,
 // $env:USERPROFILE, %USERPROFILE%, the system drive and folders, $PWD.
 func (w *winJudge) expand(p string) string {
 	home, dir := strings.ToLower(w.p.home), strings.ToLower(w.dir)
+	p = devicePath.ReplaceAllString(p, "$1:")
 	for _, r := range [][2]string{
 		{"%homedrive%%homepath%", home}, {"$env:homedrive$env:homepath", home},
 		{"${env:userprofile}", home}, {"$env:userprofile", home}, {"%userprofile%", home}, {"$home", home},
@@ -542,35 +650,6 @@ func (p *Policy) onAllowListPlain(c winCmd) bool {
 		}
 	}
 	return false
-}
-
-// nonPOSIXReads takes every word of an allowed line that is not an option
-// as a path it may read (type .env, Get-Content ~\.ssh\id_rsa) and asks
-// about protected ones and those outside the root. A PowerShell drive
-// other than the file system's is not a file: env:NAME reads a variable.
-func (p *Policy) nonPOSIXReads(r *report, command string, args []string) {
-	for _, w := range args {
-		t := winPath(strings.Trim(w, `"'`))
-		if t == "" || strings.HasPrefix(t, "-") || len(t) == 2 && t[0] == '/' {
-			continue // -Path, /s
-		}
-		if drive, _, ok := strings.Cut(t, ":"); ok && len(drive) > 1 && !strings.Contains(drive, "/") {
-			if !strings.EqualFold(drive, "env") {
-				r.note(askSoft, w, command, "reads the PowerShell drive "+drive+":, which is not the file system")
-			}
-			continue
-		}
-		if rest, ok := strings.CutPrefix(t, "~"); ok && (rest == "" || rest[0] == '/') {
-			t = p.home + rest
-		}
-		abs := joinPath(p.root, t)
-		switch pat := p.readProtect.match(t, p.root); {
-		case pat != "":
-			r.note(askSecret, w, command, "reads a protected path: "+pat)
-		case !insideFold(p.root, abs, p.readProtect.fold):
-			r.note(askSoft, w, command, "reads a path outside the project root: "+abs)
-		}
-	}
 }
 
 // insideFold is inside, without regard to case where the file system has

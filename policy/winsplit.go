@@ -167,7 +167,7 @@ var winAliases = map[string]string{
 	"gps": "ps", "get-process": "ps", "sls": "grep", "select-string": "grep", "findstr": "grep",
 	"gcm": "which", "get-command": "which", "get-date": "date",
 	"start-sleep": "sleep", "cls": "clear", "clear-host": "clear",
-	"copy": "copy-item", "cp": "copy-item", "cpi": "copy-item", "xcopy": "copy-item", "robocopy": "copy-item",
+	"copy": "copy-item", "cp": "copy-item", "cpi": "copy-item", "xcopy": "copy-item",
 	"move": "move-item", "mv": "move-item", "mi": "move-item", "ren": "rename-item", "rni": "rename-item",
 	"sc": "set-content", "ac": "add-content", "tee": "tee-object", "ni": "new-item", "md": "new-item",
 	"mkdir": "new-item", "si": "set-item",

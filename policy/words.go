@@ -1,13 +1,25 @@
 package policy
 
 import (
+	"os/user"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
+
+// userHome is the home folder of the user name, or "".
+func userHome(name string) string {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return ""
+	}
+	return strings.ReplaceAll(u.HomeDir, `\`, "/")
+}
 
 // unknown stands for the part of a word that only exists once the shell runs
 // ($(...), $VAR, $((...))). NUL cannot occur in a real argument, so it never
@@ -31,6 +43,9 @@ type word struct {
 	// "$DIR/*" is "/*" when DIR is empty.
 	leadVar   string
 	procSubst bool // the word is a <(...) or >(...), a /dev/fd path
+	// tree: the word stands for every file under the path (find's {}
+	// with nothing narrowing what find finds).
+	tree bool
 }
 
 // shellEnv is what the analysis knows about the shell's state: the working
@@ -196,20 +211,21 @@ func (e *shellEnv) lit(r *word, b *strings.Builder, v string, first bool) {
 	}
 }
 
-// tilde expands ~ and ~/..., ~+ (the working directory); ~user and ~- are
-// unknown. It returns the rest of the literal.
+// tilde expands ~ and ~/..., ~+ (the working directory) and ~user (that
+// user's home folder: rm -rf ~root); ~- is unknown. It returns the rest
+// of the literal.
 func (e *shellEnv) tilde(r *word, b *strings.Builder, v string) string {
 	end := strings.IndexByte(v, '/')
 	if end < 0 {
 		end = len(v)
 	}
-	switch v[1:end] {
+	switch name := v[1:end]; name {
 	case "":
 		b.WriteString(e.homeDir())
 	case "+":
 		b.WriteString(orUnknown(e.cwd))
 	default:
-		b.WriteString(unknown)
+		b.WriteString(orUnknown(userHome(name)))
 	}
 	r.known = false
 	return v[end:]
@@ -237,8 +253,14 @@ func (e *shellEnv) param(r *word, p *syntax.ParamExp) string {
 	if p.Param == nil || p.Length || p.Width || p.Repl != nil || p.Names != 0 {
 		return unknown
 	}
-	if v, ok := e.lookup(p.Param.Value); ok && p.Exp == nil {
+	v, ok := e.lookup(p.Param.Value)
+	if ok && p.Exp == nil {
 		return v
+	}
+	if ok && p.Exp != nil {
+		if cut, done := e.trimmed(v, p.Exp); done {
+			return cut
+		}
 	}
 	if p.Exp != nil && p.Exp.Word != nil {
 		switch p.Exp.Op {
@@ -248,6 +270,58 @@ func (e *shellEnv) param(r *word, p *syntax.ParamExp) string {
 		}
 	}
 	return unknown
+}
+
+// trimmed gives ${VAR%pattern} and its kin of a known value, the way to
+// spell the root's parent as "${PWD%/*}".
+func (e *shellEnv) trimmed(v string, exp *syntax.Expansion) (string, bool) {
+	pat := e.word("", exp.Word)
+	if exp.Word == nil || strings.Contains(pat.text+v, unknown) {
+		return "", false
+	}
+	expr, err := pattern.Regexp(pat.text, pattern.EntireString)
+	if err != nil {
+		return "", false
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return "", false
+	}
+	switch exp.Op {
+	case syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+		return trimEnd(v, re, exp.Op == syntax.RemLargeSuffix), true
+	case syntax.RemSmallPrefix, syntax.RemLargePrefix:
+		return trimStart(v, re, exp.Op == syntax.RemLargePrefix), true
+	}
+	return "", false
+}
+
+// trimEnd removes the shortest (or longest) suffix of v that re matches.
+func trimEnd(v string, re *regexp.Regexp, longest bool) string {
+	for k := range len(v) + 1 {
+		i := len(v) - k
+		if longest {
+			i = k
+		}
+		if re.MatchString(v[i:]) {
+			return v[:i]
+		}
+	}
+	return v
+}
+
+// trimStart removes the shortest (or longest) prefix of v that re matches.
+func trimStart(v string, re *regexp.Regexp, longest bool) string {
+	for k := range len(v) + 1 {
+		i := k
+		if longest {
+			i = len(v) - k
+		}
+		if re.MatchString(v[:i]) {
+			return v[i:]
+		}
+	}
+	return v
 }
 
 func (e *shellEnv) lookup(name string) (string, bool) {

@@ -91,11 +91,11 @@ func (s wrapSpec) split(ws []word) ([]word, bool) {
 		if !strings.HasPrefix(t, "-") || t == "-" {
 			break
 		}
-		if hasField(s.noCmd, t) {
+		if optIn(s.noCmd, t) {
 			return nil, false
 		}
 		i++
-		if hasField(s.argOpts, t) {
+		if hasField(s.argOpts, t) || !strings.Contains(t, "=") && longName(t, s.argOpts) != "" {
 			i++
 		}
 	}
@@ -129,7 +129,7 @@ loop:
 		case t == "--":
 			ws = ws[1:]
 			break loop
-		case t == "-u" || t == "-C" || t == "--unset" || t == "--chdir":
+		case t == "-u" || t == "-C" || !strings.Contains(t, "=") && isLong(t, "--unset --chdir"):
 			ws = ws[min(2, len(ws)):]
 		case strings.HasPrefix(t, "-") && len(t) > 1:
 			ws = ws[1:]
