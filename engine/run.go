@@ -81,17 +81,19 @@ func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 	}
 	env, secrets := e.commandEnv(p.Command, p.Env)
 	spec := session.Spec{
-		Command:        p.Command,
-		Argv:           platform.ShellArgv(e.opts.Config.Shell, p.Command),
-		Dir:            dir,
-		Env:            env,
-		Mask:           secrets,
-		PTY:            p.Mode != "pipes",
-		SeparateStderr: p.Mode != "pipes" && p.Stderr == "separate",
-		Cols:           p.Cols,
-		Rows:           p.Rows,
-		Background:     p.Background,
-		Timeout:        e.timeout(p),
+		Spec: platform.Spec{
+			Argv:           platform.ShellArgv(e.opts.Config.Shell, p.Command),
+			Dir:            dir,
+			Env:            env,
+			PTY:            p.Mode != "pipes",
+			SeparateStderr: p.Mode != "pipes" && p.Stderr == "separate",
+			Cols:           p.Cols,
+			Rows:           p.Rows,
+		},
+		Command:    p.Command,
+		Mask:       secrets,
+		Background: p.Background,
+		Timeout:    e.timeout(p),
 	}
 	if p.Stdin != nil {
 		spec.Stdin = []byte(*p.Stdin)

@@ -95,11 +95,9 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 	if spec.Background {
 		s.state = Background
 	}
-	proc, err := platform.Start(platform.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env,
-		PTY: spec.PTY, Cols: spec.Cols, Rows: spec.Rows, SeparateStderr: spec.SeparateStderr,
-		Stdin: spec.Stdin, Tag: s.tag})
+	proc, err := s.start()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+		return nil, err
 	}
 	s.proc = proc
 	s.started = time.Now()
@@ -111,7 +109,7 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 		opts.Cols, opts.Rows = spec.Cols, spec.Rows
 	}
 	s.addSecrets(spec.Mask)
-	if spec.ReadyPattern != nil {
+	if spec.ReadyPattern != nil || s.watcher != nil {
 		opts.OnCommit = s.committedLine
 	}
 	s.out = newStream("output", prefix+"-output", opts, s.secrets)
@@ -124,6 +122,25 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 	s.run()
 	m.markDirty()
 	return s, nil
+}
+
+// start starts the session's process, with its watcher, if it has one.
+func (s *Session) start() (*platform.Process, error) {
+	ps := s.spec.Spec
+	ps.Tag = s.tag
+	if s.spec.Watch != nil {
+		w, err := s.spec.Watch(s.id, &ps)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrStart, err)
+		}
+		s.watcher = w
+	}
+	proc, err := platform.Start(ps)
+	if err != nil {
+		s.closeWatcher()
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	return proc, nil
 }
 
 func (m *Manager) liveLocked() int {
