@@ -165,7 +165,11 @@ func open(f flags, root string, log *slog.Logger) (*engine.Engine, func(), func(
 	if why := platform.Containment(); why != "" {
 		log.Warn(why)
 	}
-	opts := engine.Options{Root: root, Config: cfg, Log: log}
+	sbx, closeSandbox, err := engine.OpenSandbox(cfg, root, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	opts := engine.Options{Root: root, Config: cfg, Log: log, Sandbox: sbx}
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = session.StateDir(cache, root)
 		opts.ShimDir, opts.TrashDir = rmShim(cache, root, log)
@@ -182,7 +186,12 @@ func open(f flags, root string, log *slog.Logger) (*engine.Engine, func(), func(
 		}
 		housekeeping(opts.TrashDir, log)
 	}
-	return engine.New(opts), login.close, afterFirst, nil
+	eng := engine.New(opts)
+	return eng, func() {
+		eng.Close() // the commands first: the proxy and the temporary folder serve them
+		closeSandbox()
+		login.close()
+	}, afterFirst, nil
 }
 
 // allowStore opens the persisted "always" list; without it, approvals

@@ -40,6 +40,10 @@ type Options struct {
 	// ShimDir holds the rm shim, first on every command's PATH; TrashDir
 	// is where it moves what rm would delete. Empty: no shim.
 	ShimDir, TrashDir string
+
+	// Sandbox confines the commands (see OpenSandbox); the zero value
+	// confines nothing.
+	Sandbox Sandbox
 }
 
 // Host is what the front end learned about its host, usually at
@@ -195,4 +199,15 @@ func (f forward) Output(id, stream, data string) {
 func cleanerOptions(c config.Config) cleaner.Options {
 	return cleaner.Options{MaxLineChars: c.Limits.MaxLineChars,
 		MaxStreamChars: c.Limits.MaxStreamChars, Encoding: c.Encoding}
+}
+
+// Warnings are what a person should know about how commands are held
+// here: the project config's keys that were ignored because they would
+// have widened it, and how processes are contained where not by a cgroup.
+func (e *Engine) Warnings() []string {
+	w := append([]string(nil), e.opts.Config.Warnings...)
+	if c := platform.Containment(); c != "" {
+		w = append(w, c)
+	}
+	return w
 }

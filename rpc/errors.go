@@ -23,6 +23,7 @@ const (
 	CodeNotApproved       = protocol.CodeNotApproved
 	CodeStartFailed       = protocol.CodeStartFailed
 	CodeTooMany           = protocol.CodeTooMany
+	CodeSandboxRequired   = protocol.CodeSandboxRequired
 	CodeShutDown    int64 = wire.CodeInvalidRequest
 )
 
@@ -37,6 +38,7 @@ func wireError(err error) *wire.Error {
 	var we *wire.Error
 	var pe *engine.ParamError
 	var re *engine.RefusedError
+	var se *engine.SandboxError
 	switch {
 	case err == nil:
 		return nil
@@ -48,6 +50,10 @@ func wireError(err error) *wire.Error {
 		return &wire.Error{Code: protocol.CodeCancelled, Message: err.Error()}
 	case errors.As(err, &re):
 		return refusedError(re)
+	case errors.As(err, &se):
+		e := &wire.Error{Code: CodeSandboxRequired, Message: engine.ErrSandboxRequired.Error()}
+		e.SetData(protocol.SandboxRequiredData{Reason: se.Reason})
+		return e
 	case errors.Is(err, session.ErrNotFound):
 		return &wire.Error{Code: CodeNoSession, Message: err.Error()}
 	case errors.Is(err, platform.ErrOutsideRoot), errors.Is(err, platform.ErrNotDir):
