@@ -17,14 +17,14 @@ import (
 // Application error codes (PROTOCOL.md section 10), as tests and hosts in
 // Go name them.
 const (
-	CodeNoSession         = protocol.CodeNoSession
-	CodeOutsideRoot       = protocol.CodeOutsideRoot
-	CodeBlocked           = protocol.CodeBlocked
-	CodeNotApproved       = protocol.CodeNotApproved
-	CodeStartFailed       = protocol.CodeStartFailed
-	CodeTooMany           = protocol.CodeTooMany
-	CodeSandboxRequired   = protocol.CodeSandboxRequired
-	CodeShutDown    int64 = wire.CodeInvalidRequest
+	CodeNoSession             = protocol.CodeNoSession
+	CodeOutsideRoot           = protocol.CodeOutsideRoot
+	CodeBlocked               = protocol.CodeBlocked
+	CodeNotApproved           = protocol.CodeNotApproved
+	CodeStartFailed           = protocol.CodeStartFailed
+	CodeTooMany               = protocol.CodeTooMany
+	CodeSandboxRequired       = protocol.CodeSandboxRequired
+	CodeShutDown        int64 = wire.CodeInvalidRequest
 )
 
 // errParams is an invalid-params error naming the field.
