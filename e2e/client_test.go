@@ -296,8 +296,36 @@ type result struct {
 		Text   string `json:"text"`
 		Secret bool   `json:"secret"`
 	} `json:"prompt"`
-	Ready *bool `json:"ready"`
-	Ports []int `json:"ports"`
+	Ready   *bool `json:"ready"`
+	Ports   []int `json:"ports"`
+	Sandbox *struct {
+		Denied []denial `json:"denied"`
+	} `json:"sandbox"`
+}
+
+// denial is one thing the sandbox stopped, as a finished answer names it.
+type denial struct {
+	Kind string `json:"kind"`
+	Host string `json:"host"`
+	Port int    `json:"port"`
+	Path string `json:"path"`
+}
+
+// denied lists what the sandbox stopped, as "kind host:port" or "kind
+// path".
+func (r result) denied() []string {
+	if r.Sandbox == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range r.Sandbox.Denied {
+		if d.Host != "" {
+			out = append(out, fmt.Sprintf("%s %s:%d", d.Kind, d.Host, d.Port))
+		} else {
+			out = append(out, d.Kind+" "+d.Path)
+		}
+	}
+	return out
 }
 
 // run calls a method that answers in a result shape, failing on an error.

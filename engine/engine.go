@@ -4,9 +4,16 @@
 // it and answers for it; it writes to, reads, kills, lists and resizes
 // sessions, and sends their events to a Sink.
 //
+// Where the machine has a sandbox (OpenSandbox), every command runs
+// confined: judged as a sandboxed line, given a plan of where it may
+// write, its own temporary folder and its own door to the egress proxy,
+// and its answer names what the sandbox stopped.
+//
 // The native JSON-RPC front end (package rpc) and the MCP front end
 // (package mcp) are both thin layers over it, and a Go host can embed it
-// in-process.
+// in-process. Such a host's main must dispatch the sandbox's trampoline
+// before anything else: the sandbox starts the running executable as
+// `<exe> __sandbox ...` (sandbox.Command; see sandbox.Serve).
 package engine
 
 import (
