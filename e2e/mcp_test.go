@@ -235,7 +235,9 @@ func TestMCPApproval(t *testing.T) {
 			var mu sync.Mutex
 			var asked []string
 			action := "decline"
-			h := startMCP(t, mcpOpts{version: version, elicit: func(r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			// The question for a line the policy asks about: with a sandbox
+			// in force, touch runs confined without one.
+			h := startMCP(t, mcpOpts{version: version, config: "sandbox = \"off\"\n", elicit: func(r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 				mu.Lock()
 				defer mu.Unlock()
 				asked = append(asked, r.Params.Message)

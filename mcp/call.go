@@ -165,7 +165,11 @@ func (c *callState) answer(r session.Result, err error) (any, string, error) {
 	if r.Stderr != nil && *r.Stderr != "" {
 		text = joinLines(text, "[stderr]\n"+*r.Stderr)
 	}
-	return protocol.Answer(r), joinLines(joinLines(text, status(r)), deniedLine(r.Denied)), nil
+	text = joinLines(text, status(r))
+	if line := deniedLine(r.Denied); line != "" {
+		text = joinLines(text, line)
+	}
+	return protocol.Answer(r), text, nil
 }
 
 // trimBlankRows drops the empty rows at the bottom of a screen: a model
