@@ -298,6 +298,7 @@ type result struct {
 	} `json:"prompt"`
 	Ready   *bool `json:"ready"`
 	Ports   []int `json:"ports"`
+	Screen  bool  `json:"screen"`
 	Sandbox *struct {
 		Denied []denial `json:"denied"`
 	} `json:"sandbox"`

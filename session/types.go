@@ -103,6 +103,10 @@ type Result struct {
 	// Denied is what the sandbox refused the command, on finished
 	// answers: its process's sandbox and the Watcher together.
 	Denied []sandbox.Denial
+	// Screen is set on an alive answer whose Output is the screen as a
+	// person sees it (a full-screen program, or a page drawn by cursor
+	// address) rather than the lines printed since the last answer.
+	Screen bool
 }
 
 // Info is one row of session/list.
