@@ -299,9 +299,9 @@ type result struct {
 	Ready   *bool `json:"ready"`
 	Ports   []int `json:"ports"`
 	Screen  bool  `json:"screen"`
-	Sandbox *struct {
-		Denied []denial `json:"denied"`
-	} `json:"sandbox"`
+	// Sandbox is a finished answer's report of what the sandbox stopped
+	// (see denied); a policy/check answer's mode.
+	Sandbox json.RawMessage `json:"sandbox"`
 }
 
 // denial is one thing the sandbox stopped, as a finished answer names it.
@@ -315,11 +315,14 @@ type denial struct {
 // denied lists what the sandbox stopped, as "kind host:port" or "kind
 // path".
 func (r result) denied() []string {
-	if r.Sandbox == nil {
+	var report struct {
+		Denied []denial `json:"denied"`
+	}
+	if json.Unmarshal(r.Sandbox, &report) != nil {
 		return nil
 	}
 	var out []string
-	for _, d := range r.Sandbox.Denied {
+	for _, d := range report.Denied {
 		if d.Host != "" {
 			out = append(out, fmt.Sprintf("%s %s:%d", d.Kind, d.Host, d.Port))
 		} else {

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/termhelper/termhelper/egress"
@@ -74,6 +75,19 @@ func (e *Engine) confine(spec *session.Spec, c confinement, p RunParams, ask egr
 	spec.Watch = func(id string, ps *platform.Spec) (session.Watcher, error) {
 		return e.watch(id, ps, p.Command, plan, home, proxy, ask)
 	}
+}
+
+// shellMissing is the error of a shell that is not there. Unconfined,
+// starting it fails at once; confined, the trampoline would start and
+// fail later, as an exit status: the same answer for both is -32005.
+func shellMissing(spec session.Spec) error {
+	if spec.Sandbox == nil || len(spec.Argv) == 0 || !filepath.IsAbs(spec.Argv[0]) {
+		return nil
+	}
+	if _, err := os.Stat(spec.Argv[0]); err != nil {
+		return fmt.Errorf("%w: %v", session.ErrStart, err)
+	}
+	return nil
 }
 
 // plan is a command's confinement: the default lists, the trash folder,

@@ -55,6 +55,9 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 		return session.Result{}, err
 	}
 	e.confine(&spec, c, p, e.networkAsker(ctx))
+	if err := shellMissing(spec); err != nil {
+		return session.Result{}, err
+	}
 	sess, err := e.mgr.Start(spec)
 	if err != nil {
 		return session.Result{}, err
