@@ -111,3 +111,26 @@ func TestSandboxRequired(t *testing.T) {
 		t.Fatalf("check: %+v %v", v, err)
 	}
 }
+
+// TestSandboxOffByChoice: a sandbox the config turns off is no shortfall
+// to report, and sandbox_required does not refuse what was asked.
+func TestSandboxOffByChoice(t *testing.T) {
+	root := t.TempDir()
+	cfg := config.Default()
+	cfg.Sandbox.Required = true
+	st := sandbox.Status{Mode: sandbox.Off, Backend: "none", Network: sandbox.NetworkOpen,
+		Reason: "With the sandbox off, commands reach the network directly."}
+	e := New(Options{Root: root, Config: cfg,
+		Sandbox: Sandbox{Asked: sandbox.Off, Status: func() sandbox.Status { return st }}})
+	t.Cleanup(e.Close)
+	if why := e.SandboxShortfall(); why != "" {
+		t.Errorf("shortfall %q, want none", why)
+	}
+	if _, err := e.confinementFor(""); err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	e.opts.Sandbox.Asked = sandbox.WorkspaceWrite
+	if e.SandboxShortfall() == "" {
+		t.Error("a sandbox asked for and missing is a shortfall")
+	}
+}

@@ -41,7 +41,7 @@ func (c confinement) wideningReason() string {
 func (e *Engine) confinementFor(requested string) (confinement, error) {
 	st := e.Sandbox()
 	c := confinement{mode: st.Mode, network: st.Network, config: st.Mode}
-	if st.Mode == sandbox.Off && e.opts.Config.Sandbox.Required && e.opts.Config.Sandbox.Mode != string(sandbox.Off) {
+	if st.Mode == sandbox.Off && e.opts.Config.Sandbox.Required && e.asked() != sandbox.Off {
 		return c, &SandboxError{Reason: st.Reason}
 	}
 	if requested == "" || st.Mode == sandbox.Off {

@@ -29,6 +29,9 @@ type Sandbox struct {
 	// Proxy is the egress proxy of network "proxy": each confined session
 	// gets a listener of its own. Nil: the network is not proxied.
 	Proxy *egress.Proxy
+	// Asked is the mode the config (or ModeEnv) asks for: Status says
+	// what of it this machine gives. "" is the config's own.
+	Asked sandbox.Mode
 }
 
 // ModeEnv names the variable that sets the sandbox mode where the config
@@ -53,7 +56,7 @@ func OpenSandbox(cfg config.Config, root string, log *slog.Logger) (s Sandbox, c
 	if err != nil {
 		return Sandbox{}, nil, err
 	}
-	s.Status = probe(mode, net)
+	s.Status, s.Asked = probe(mode, net), mode
 	if mode == sandbox.Off {
 		return s, func() {}, nil
 	}
@@ -127,6 +130,24 @@ func (e *Engine) Sandbox() sandbox.Status {
 		return sandbox.Status{Mode: sandbox.Off, Backend: "none", Network: sandbox.NetworkOpen}
 	}
 	return e.opts.Sandbox.Status()
+}
+
+// asked is the mode the config asks for.
+func (e *Engine) asked() sandbox.Mode {
+	if m := e.opts.Sandbox.Asked; m != "" {
+		return m
+	}
+	return sandbox.Mode(e.opts.Config.Sandbox.Mode)
+}
+
+// SandboxShortfall is why commands are less confined here than the config
+// asks, in sentences a person can act on; "" when they are as asked, or
+// when the config asks for no sandbox.
+func (e *Engine) SandboxShortfall() string {
+	if e.asked() == sandbox.Off {
+		return ""
+	}
+	return e.Sandbox().Reason
 }
 
 // ErrSandboxRequired is a command refused because the config requires the

@@ -57,10 +57,10 @@ func (f *front) call(ctx context.Context, req *sdk.CallToolRequest, a Args) (*sd
 func (f *front) firstNotice(eng *engine.Engine) string {
 	var line string
 	f.toldOnce.Do(func() {
-		st := eng.Sandbox()
 		var parts []string
-		if st.Reason != "" {
-			parts = append(parts, fmt.Sprintf("sandbox %s (%s, network %s): %s", st.Mode, st.Backend, st.Network, st.Reason))
+		if why := eng.SandboxShortfall(); why != "" {
+			st := eng.Sandbox()
+			parts = append(parts, fmt.Sprintf("sandbox %s (%s, network %s): %s", st.Mode, st.Backend, st.Network, why))
 		}
 		parts = append(parts, eng.Warnings()...)
 		if len(parts) > 0 {
