@@ -208,7 +208,8 @@ func rmShim(cache, root string, log *slog.Logger) (string, string) {
 	return shim, dir
 }
 
-// housekeeping prunes spill files and trash older than a week, off the
+// housekeeping prunes spill files and trash older than a week, and the
+// sandbox's temporary folders of helpers that were killed, off the
 // start-up path.
 func housekeeping(trashDir string, log *slog.Logger) {
 	if err := spill.Prune(spill.DefaultMaxAge); err != nil {
@@ -218,6 +219,9 @@ func housekeeping(trashDir string, log *slog.Logger) {
 		if err := trash.Prune(trashDir, trash.MaxAge); err != nil {
 			log.Debug("pruning trash", "err", err)
 		}
+	}
+	if n := engine.PruneTempDirs(); n > 0 {
+		log.Info("removed the temporary folders of helpers that were killed", "folders", n)
 	}
 }
 

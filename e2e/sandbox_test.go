@@ -306,3 +306,34 @@ func TestSandboxLeavingLine(t *testing.T) {
 		t.Fatalf("asked %q", asked)
 	}
 }
+
+// TestSandboxTempDirOfAKilledHelperIsRemoved: a helper removes its
+// temporary folder at exit; one killed with SIGKILL cannot, and the next
+// helper removes it once it has answered.
+func TestSandboxTempDirOfAKilledHelperIsRemoved(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	s := startConfined(t, "ndjson", withEnv("TMPDIR="+tmp))
+	dir := lastLine(s.c.exec(map[string]any{"command": `echo left > "$TMPDIR/work"; echo "$TMPDIR"`}).Output)
+	if !strings.HasPrefix(dir, tmp+"/termhelper-") {
+		t.Fatalf("TMPDIR %q, want a folder in %s", dir, tmp)
+	}
+	must(t, s.c.cmd.Process.Kill())
+	<-s.c.exited
+	if _, err := os.Stat(filepath.Join(dir, "work")); err != nil {
+		t.Fatalf("the killed helper's folder should still be there: %v", err)
+	}
+	next := start(t, "ndjson", s.root, nil, withEnv("HOME="+s.home, "TMPDIR="+tmp))
+	next.exec(map[string]any{"command": "true"})
+	waitFor(t, "the killed helper's folder to be removed", func() bool {
+		_, err := os.Stat(dir)
+		return os.IsNotExist(err)
+	})
+	next.stop()
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		if e.Name() != "termhelper-spill" { // the spill files' folder, kept for a week
+			t.Errorf("left in TMPDIR after both helpers: %s", e.Name())
+		}
+	}
+}

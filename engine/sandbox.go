@@ -65,6 +65,9 @@ func OpenSandbox(cfg config.Config, root string, log *slog.Logger) (s Sandbox, c
 		return Sandbox{}, nil, fmt.Errorf("the sandbox's temporary folder: %w", err)
 	}
 	s.TempDir = dir
+	if err := claimTempDir(dir); err != nil {
+		log.Info("the temporary folder has no owner file: if this helper is killed, it stays", "err", err)
+	}
 	if net == sandbox.NetworkProxy {
 		if s.Proxy, err = newProxy(cfg, root, log); err != nil {
 			remove()
