@@ -169,7 +169,7 @@ func TestSandboxKeepsPromptsKillsAndTrash(t *testing.T) {
 	s := startConfined(t, "ndjson")
 	r := s.c.exec(map[string]any{"command": `read -p "name: " x; echo "got $x"`})
 	if r.State != "waiting" || r.Prompt == nil || r.Prompt.Secret {
-		t.Fatalf("a read: %+v", r)
+		t.Fatalf("a read: %+v, prompt %+v", r, r.Prompt)
 	}
 	r = s.c.run("session/write", map[string]any{"sessionId": r.SessionID, "input": "bob\n", "yieldMs": 30000})
 	if !strings.Contains(r.Output, "got bob") {
@@ -177,7 +177,7 @@ func TestSandboxKeepsPromptsKillsAndTrash(t *testing.T) {
 	}
 	r = s.c.exec(map[string]any{"command": `bash -c 'read -s -p "Password: " pw; echo "length ${#pw}"'`})
 	if r.State != "waiting" || r.Prompt == nil || !r.Prompt.Secret {
-		t.Fatalf("a password read: %+v", r)
+		t.Fatalf("a password read: %+v, prompt %+v", r, r.Prompt)
 	}
 	s.c.run("session/kill", map[string]any{"sessionId": r.SessionID, "signal": "SIGKILL"})
 
