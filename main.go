@@ -150,7 +150,11 @@ func open(f flags, root string, log *slog.Logger) (*engine.Engine, func(), func(
 	if why := platform.Containment(); why != "" {
 		log.Warn(why)
 	}
-	opts := engine.Options{Root: root, Config: cfg, Log: log}
+	sbx, closeSandbox, err := engine.OpenSandbox(cfg, root, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	opts := engine.Options{Root: root, Config: cfg, Log: log, Sandbox: sbx}
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = session.StateDir(cache, root)
 		opts.ShimDir, opts.TrashDir = rmShim(cache, root, log)
@@ -167,7 +171,12 @@ func open(f flags, root string, log *slog.Logger) (*engine.Engine, func(), func(
 		}
 		housekeeping(opts.TrashDir, log)
 	}
-	return engine.New(opts), login.close, afterFirst, nil
+	eng := engine.New(opts)
+	return eng, func() {
+		eng.Close() // the commands first: the proxy and the temporary folder serve them
+		closeSandbox()
+		login.close()
+	}, afterFirst, nil
 }
 
 // allowStore opens the persisted "always" list; without it, approvals
@@ -199,7 +208,8 @@ func rmShim(cache, root string, log *slog.Logger) (string, string) {
 	return shim, dir
 }
 
-// housekeeping prunes spill files and trash older than a week, off the
+// housekeeping prunes spill files and trash older than a week, and the
+// sandbox's temporary folders of helpers that were killed, off the
 // start-up path.
 func housekeeping(trashDir string, log *slog.Logger) {
 	if err := spill.Prune(spill.DefaultMaxAge); err != nil {
@@ -209,6 +219,9 @@ func housekeeping(trashDir string, log *slog.Logger) {
 		if err := trash.Prune(trashDir, trash.MaxAge); err != nil {
 			log.Debug("pruning trash", "err", err)
 		}
+	}
+	if n := engine.PruneTempDirs(); n > 0 {
+		log.Info("removed the temporary folders of helpers that were killed", "folders", n)
 	}
 }
 

@@ -63,12 +63,17 @@ type helper struct {
 // spawn starts the helper with the scratch root, TMPDIR (so spill files
 // stay in the run's folder) and config folder, plus extra arguments.
 func spawn(e *env, args ...string) (*helper, error) {
+	return spawnEnv(e, nil, args...)
+}
+
+// spawnEnv is spawn with more environment variables for the helper.
+func spawnEnv(e *env, vars []string, args ...string) (*helper, error) {
 	penv, pargs := e.profileArgs()
 	all := append([]string{"--root", filepath.Join(e.tmp, "root"), "--framing", "ndjson"}, pargs...)
 	cmd := exec.Command(e.bin, append(all, args...)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(e.tmp, "tmp"),
 		"TERMHELPER_CONFIG_DIR="+filepath.Join(e.tmp, "cfg"))
-	cmd.Env = append(cmd.Env, penv...)
+	cmd.Env = append(append(cmd.Env, penv...), vars...)
 	h := &helper{cmd: cmd, exited: make(chan struct{}), notes: make(chan message, 4096),
 		pending: map[int]chan reply{}}
 	cmd.Stderr = &h.stderr

@@ -11,7 +11,7 @@ import (
 // helper, interleaved with the floor so that both see the same machine.
 func benchRoundTrip(e *env) (result, error) {
 	var res result
-	h, err := spawn(e)
+	h, err := spawnEnv(e, []string{unconfined})
 	if err != nil {
 		return res, err
 	}
@@ -28,8 +28,55 @@ func benchRoundTrip(e *env) (result, error) {
 		res.add(row{fmt.Sprintf("`exec/run` of `%s`, p95", command), fmtDur(floor.p95()), fmtDur(th.p95()),
 			fmtRatio(ratio(th.p95(), floor.p95())), "", ""})
 	}
-	res.note("round trip: %d sequential calls per command after 10 warm-up calls; the floor allocates a pty, starts `/bin/sh -c COMMAND` on it, reads it to its end and waits, with no RPC.", n)
-	return res, nil
+	res.note("round trip: %d sequential calls per command after 10 warm-up calls, on a helper with the sandbox off; the floor allocates a pty, starts `/bin/sh -c COMMAND` on it, reads it to its end and waits, with no RPC.", n)
+	return res, sandboxedRoundTrip(e, h, n, &res)
+}
+
+// unconfined is the helper's environment for a run with the sandbox off.
+const unconfined = "TERMHELPER_SANDBOX=off"
+
+// sandboxedRoundTrip times `echo hi` on a helper with the sandbox in
+// force (the default) against h, whose sandbox is off, alternating.
+func sandboxedRoundTrip(e *env, off *helper, n int, res *result) error {
+	on, err := spawn(e)
+	if err != nil {
+		return err
+	}
+	defer on.close()
+	var st struct {
+		Sandbox struct{ Mode, Backend, Network string } `json:"sandbox"`
+	}
+	if _, err := on.callInto(&st, "initialize", map[string]any{}); err != nil {
+		return err
+	}
+	if st.Sandbox.Mode == "off" {
+		res.note("sandboxed round trip: no sandbox on this machine")
+		return nil
+	}
+	params := map[string]any{"command": "echo hi"}
+	var plain, boxed samples
+	for i := range n + 10 {
+		p, err := runOnce(off, params)
+		if err != nil {
+			return err
+		}
+		b, err := runOnce(on, params)
+		if err != nil {
+			return err
+		}
+		if i >= 10 {
+			plain, boxed = append(plain, p), append(boxed, b)
+		}
+	}
+	r := ratio(boxed.median(), plain.median())
+	res.add(row{"`exec/run` of `echo hi` sandboxed, median", fmtDur(plain.median()), fmtDur(boxed.median()),
+		fmtRatio(r), "≤ 1.3x unsandboxed", verdict(r <= 1.3)})
+	res.add(row{"`exec/run` of `echo hi` sandboxed, p95", fmtDur(plain.p95()), fmtDur(boxed.p95()),
+		fmtRatio(ratio(boxed.p95(), plain.p95())), "", ""})
+	res.add(row{"added by the sandbox per command, median", "", fmtDur(boxed.median() - plain.median()), "", "", ""})
+	res.note("sandboxed round trip: %d calls each after 10 warm-up calls, alternating between a helper with the sandbox in force (%s, network %s) and one with it off (the floor column).",
+		n, st.Sandbox.Backend, st.Sandbox.Network)
+	return nil
 }
 
 func roundTrips(h *helper, command string, n int) (floor, th samples, err error) {

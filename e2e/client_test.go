@@ -299,6 +299,37 @@ type result struct {
 	Ready  *bool `json:"ready"`
 	Ports  []int `json:"ports"`
 	Screen bool  `json:"screen"`
+	// Sandbox is a finished answer's report of what the sandbox stopped
+	// (see denied); a policy/check answer's mode.
+	Sandbox json.RawMessage `json:"sandbox"`
+}
+
+// denial is one thing the sandbox stopped, as a finished answer names it.
+type denial struct {
+	Kind string `json:"kind"`
+	Host string `json:"host"`
+	Port int    `json:"port"`
+	Path string `json:"path"`
+}
+
+// denied lists what the sandbox stopped, as "kind host:port" or "kind
+// path".
+func (r result) denied() []string {
+	var report struct {
+		Denied []denial `json:"denied"`
+	}
+	if json.Unmarshal(r.Sandbox, &report) != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range report.Denied {
+		if d.Host != "" {
+			out = append(out, fmt.Sprintf("%s %s:%d", d.Kind, d.Host, d.Port))
+		} else {
+			out = append(out, d.Kind+" "+d.Path)
+		}
+	}
+	return out
 }
 
 // run calls a method that answers in a result shape, failing on an error.

@@ -235,7 +235,9 @@ func TestMCPApproval(t *testing.T) {
 			var mu sync.Mutex
 			var asked []string
 			action := "decline"
-			h := startMCP(t, mcpOpts{version: version, elicit: func(r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			// The question for a line the policy asks about: with a sandbox
+			// in force, touch runs confined without one.
+			h := startMCP(t, mcpOpts{version: version, config: "sandbox = \"off\"\n", elicit: func(r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 				mu.Lock()
 				defer mu.Unlock()
 				asked = append(asked, r.Params.Message)
@@ -509,4 +511,50 @@ func TestMCPProgressShowsTheLastLine(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGTERM)
 	}
 	within(t, done, "the call's answer")
+}
+
+// TestMCPSandboxStopped: a result whose command the sandbox stopped says
+// so in one line and in structuredContent. A host the proxy does not
+// allow is asked about through elicitation before 2026-07-28, and refused
+// without a question from it on (a question travels only in a call's
+// result there); either way the result names it. Declined, nothing is
+// dialled.
+func TestMCPSandboxStopped(t *testing.T) {
+	t.Parallel()
+	probe := start(t, "ndjson", t.TempDir(), nil)
+	if st := initSandbox(t, probe); st.Mode == "off" || st.Network != "proxy" {
+		t.Skipf("no sandbox with the network governed here: %v", deref(st.Reason))
+	}
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var asked []string
+			h := startMCP(t, mcpOpts{version: version, elicit: func(r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, r.Params.Message)
+				return &sdk.ElicitResult{Action: "decline"}, nil
+			}})
+			outside := filepath.Join(t.TempDir(), "escaped")
+			res := h.call(map[string]any{"command": "echo x > " + outside})
+			assert.Contains(t, text(res), "\nsandbox stopped: write "+outside)
+			assert.Contains(t, structured(t, res).denied(), "write "+outside)
+			assert.NoFileExists(t, outside)
+
+			res = h.call(map[string]any{"command": "curl -sS https://refused.example/"})
+			assert.Contains(t, text(res), "sandbox stopped: network refused.example:443")
+			assert.Contains(t, text(res), "network_allow")
+			assert.Contains(t, structured(t, res).denied(), "network refused.example:443")
+			mu.Lock()
+			defer mu.Unlock()
+			if version >= "2026-07-28" {
+				assert.Empty(t, asked, "a client asked only through results cannot be asked mid-command")
+				return
+			}
+			require.Len(t, asked, 1)
+			assert.Contains(t, asked[0], "refused.example (port 443)")
+			assert.Contains(t, asked[0], "curl -sS https://refused.example/")
+		})
+	}
 }

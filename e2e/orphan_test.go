@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,7 +21,9 @@ import (
 // every process of the loop has m in its command line.
 func hider(t *testing.T, m string) string {
 	t.Cleanup(func() { endLoop(m) })
-	ready := filepath.Join(t.TempDir(), "loop.pid")
+	// In the command's folder, the root: a sandboxed command writes
+	// nowhere else that a cleared environment still names.
+	ready := "loop-" + m + ".pid"
 	loop := fmt.Sprintf(`echo \$\$ > %s; while :; do sleep %s & sleep 0.01; done`, ready, m)
 	return fmt.Sprintf(`env -i /bin/sh -c '(setsid /bin/sh -c "%s" &)'; while [ ! -s %s ]; do sleep 0.01; done`, loop, ready)
 }

@@ -28,11 +28,14 @@ func (c *client) check(command string) checkAnswer {
 	return a
 }
 
+// TestPolicyReadOfSecretsIsAsked: the policy's read rules alone, with
+// the sandbox off (with it, a read outside the root that is no secret is
+// held by the sandbox and not asked about: TestPolicyCheckWithTheSandbox).
 func TestPolicyReadOfSecretsIsAsked(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "README.md"), []byte("hello\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(root, ".env"), []byte("API_KEY=1\n"), 0o600))
-	c := start(t, "ndjson", root, nil, withEnv("HOME="+home))
+	c := start(t, "ndjson", root, nil, withEnv("HOME="+home), sandboxOff)
 	cases := map[string]string{
 		"cat .env":           `".env" in "cat .env": reads a protected path: .env*`,
 		"cat ~/.ssh/id_rsa":  `"~/.ssh/id_rsa" in "cat ~/.ssh/id_rsa": reads a protected path: .ssh/`,
@@ -80,7 +83,7 @@ func fakeTool(t *testing.T, name string) opt {
 func TestPolicyReadAlwaysIsNarrow(t *testing.T) {
 	root := t.TempDir()
 	var asked atomic.Int32
-	c := start(t, "ndjson", root, nil, fakeTool(t, "npm"))
+	c := start(t, "ndjson", root, nil, fakeTool(t, "npm"), sandboxOff)
 	c.onRequest = func(m message) any {
 		asked.Add(1)
 		return map[string]string{"decision": "always"}

@@ -16,10 +16,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// approver starts a helper whose host answers approval requests with
-// decision, counting them.
+// sandboxOff runs a helper with the sandbox off: for the tests of the
+// approval of lines the policy asks about, which with a sandbox in force
+// run confined without a question (sandbox_test.go has those).
+var sandboxOff = withEnv("TERMHELPER_SANDBOX=off")
+
+// approver starts a helper, with the sandbox off, whose host answers
+// approval requests with decision, counting them.
 func approver(t *testing.T, root, decision string, asked *atomic.Int32) *client {
-	c := start(t, "ndjson", root, nil)
+	c := start(t, "ndjson", root, nil, sandboxOff)
 	c.onRequest = func(m message) any {
 		if m.Method == "approval/request" {
 			asked.Add(1)
@@ -74,7 +79,7 @@ func TestAlwaysSurvivesRestart(t *testing.T) {
 
 func TestHostWithoutApproval(t *testing.T) {
 	root := t.TempDir()
-	c := start(t, "ndjson", root, nil)
+	c := start(t, "ndjson", root, nil, sandboxOff)
 	r := c.exec(map[string]any{"command": "git --version"})
 	assert.Equal(t, 0, *r.ExitCode, "a host without the capability approves what it sends")
 	_, rerr := c.call("exec/run", map[string]any{"command": "sudo true"})
@@ -83,7 +88,7 @@ func TestHostWithoutApproval(t *testing.T) {
 
 	strict := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(strict, ".termhelper.toml"), []byte("unattended = \"deny\"\n"), 0o644))
-	c = start(t, "ndjson", strict, nil)
+	c = start(t, "ndjson", strict, nil, sandboxOff)
 	_, rerr = c.call("exec/run", map[string]any{"command": "git --version"})
 	require.NotNil(t, rerr)
 	assert.Equal(t, -32004, rerr.Code)
@@ -110,7 +115,7 @@ func TestUntrustedHost(t *testing.T) {
 
 func TestHostDisconnectingDuringApproval(t *testing.T) {
 	root := t.TempDir()
-	c := start(t, "ndjson", root, nil)
+	c := start(t, "ndjson", root, nil, sandboxOff)
 	requested := make(chan struct{})
 	c.onRequest = func(m message) any {
 		close(requested)

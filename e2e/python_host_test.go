@@ -26,8 +26,10 @@ func TestPythonHostExample(t *testing.T) {
 	defer cancel()
 	command := "touch hello.txt && echo made-it"
 	cmd := exec.CommandContext(ctx, python, "../examples/python_host.py", root, command)
+	// The example shows the approval dialog for a line the policy asks
+	// about; with a sandbox in force, touch runs confined without one.
 	cmd.Env = append(os.Environ(), "TERMHELPER_BIN="+binary, "SHELL=",
-		"TERMHELPER_CONFIG_DIR="+filepath.Join(root, ".cfg"))
+		"TERMHELPER_CONFIG_DIR="+filepath.Join(root, ".cfg"), "TERMHELPER_SANDBOX=off")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("python_host.py: %v\n%s", err, out)

@@ -294,8 +294,16 @@ func schemaSessions(t *testing.T, h checkedHost) {
 func schemaPolicyAndTrash(h checkedHost) {
 	h.ok("policy/check", map[string]any{"command": "rm -rf /"})
 	h.ok("policy/check", map[string]any{"command": "ls", "cwd": "."})
+	h.ok("policy/check", map[string]any{"command": "make", "sandbox": "off"})
+	h.ok("exec/run", map[string]any{"command": "echo x > made", "sandbox": "read-only"})
+	raw, _ := h.call("initialize", map[string]any{"capabilities": map[string]bool{"approval": true, "outputStream": true}})
+	if strings.Contains(string(raw), `"network":"proxy"`) {
+		// A host the proxy asks about, refused (the command names
+		// refuse-me): the question, and a finished answer naming it.
+		h.ok("exec/run", map[string]any{"command": "curl -sS https://refuse-me.invalid/"})
+	}
 	h.ok("exec/run", map[string]any{"command": "echo x > f && rm f"})
-	raw, _ := h.call("trash/list", nil)
+	raw, _ = h.call("trash/list", nil)
 	var list struct{ Entries []struct{ ID string } }
 	must(h.t, json.Unmarshal(raw, &list))
 	if len(list.Entries) == 0 {
@@ -312,7 +320,7 @@ func schemaErrors(t *testing.T, h checkedHost, root string) {
 	h.refused(-32001, "session/read", map[string]any{"sessionId": "999"})
 	h.refused(-32002, "exec/run", map[string]any{"command": "ls", "cwd": filepath.Dir(root)})
 	h.refused(-32003, "exec/run", map[string]any{"command": "sudo true"})
-	h.refused(-32004, "exec/run", map[string]any{"command": "touch refuse-me"})
+	h.refused(-32004, "exec/run", map[string]any{"command": "git push refuse-me"}) // asked with or without a sandbox
 	h.sendRaw([]byte("{not json"))
 	h.sendRaw([]byte(`[{"jsonrpc":"2.0","id":"b","method":"session/list"}]`))
 	got := map[int]bool{}

@@ -2,12 +2,15 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
+	"github.com/termhelper/termhelper/sandbox"
 )
 
 // Decision is a host's answer to an approval request.
@@ -27,12 +30,25 @@ const (
 // (\r, \x1b, \u202e: see Shown); newlines and tabs stay. When that
 // changes the command, ExactCommand is the line exactly as it will run,
 // and a reason says so.
+//
+// Kind is KindCommand for a command the policy asks about, KindNetwork
+// for a host a running command tries to reach through the egress proxy
+// (Host and Port set, Cwd empty).
 type ApprovalRequest struct {
+	Kind         string
 	Command      string
 	ExactCommand string // "" when it is Command
 	Cwd          string
+	Host         string
+	Port         int
 	Reasons      []string
 }
+
+// The kinds of approval request.
+const (
+	KindCommand = "command"
+	KindNetwork = "network"
+)
 
 // hiddenReason is the reason added when the command holds characters a
 // dialog would not show as they are.
@@ -41,7 +57,7 @@ const hiddenReason = `the command holds control or invisible characters, shown e
 // newApprovalRequest builds the request for command in dir, with the
 // policy's reasons.
 func newApprovalRequest(command, dir string, reasons []string) ApprovalRequest {
-	req := ApprovalRequest{Command: Shown(command), Cwd: Shown(dir), Reasons: []string{}}
+	req := ApprovalRequest{Kind: KindCommand, Command: Shown(command), Cwd: Shown(dir), Reasons: []string{}}
 	for _, r := range reasons {
 		req.Reasons = append(req.Reasons, Shown(r))
 	}
@@ -118,29 +134,61 @@ func approverFor(ctx context.Context, h Host) Approver {
 	return h.Approver
 }
 
-// approve decides whether command may run in dir with the request's env:
-// hard blocks are refused, harmless lines run, the rest is asked of a host
-// that can answer, or follows the config's unattended rule.
-func (e *Engine) approve(ctx context.Context, command, dir string, env map[string]*string) error {
+// approve decides whether command may run in dir with the request's env,
+// confined as c says: hard blocks are refused, harmless lines run, the
+// rest is asked of a host that can answer, or follows the config's
+// unattended rule. A request for a wider sandbox is asked about too, and
+// refused where the host cannot answer. A line that leaves the sandbox
+// (Verdict.Leaves) runs unconfined once a person approved it, or the
+// user's own lists allow it; with a host that cannot be asked it runs
+// confined.
+func (e *Engine) approve(ctx context.Context, command, dir string, env map[string]*string, c *confinement) error {
 	if e.opts.Policy == nil {
-		return nil
+		return e.approveWidening(ctx, command, dir, c)
 	}
 	h := e.currentHost()
 	h.Approver = approverFor(ctx, h)
-	v := e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: h.Trusted, Env: env})
+	v := e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: h.Trusted, Sandboxed: c.confined(), Env: env})
+	reasons := v.Reasons
+	if c.widens {
+		reasons = append(slices.Clone(reasons), c.wideningReason())
+	}
 	switch {
 	case v.Decision == policy.Deny:
 		return blocked(v.Reasons)
-	case v.Decision == policy.Allow && h.Trusted:
-		return nil
+	case v.Decision == policy.Allow && h.Trusted && !c.widens:
 	case h.Approver != nil:
-		return e.ask(ctx, h.Approver, command, newApprovalRequest(command, dir, v.Reasons))
+		if err := e.ask(ctx, h.Approver, command, newApprovalRequest(command, dir, reasons)); err != nil {
+			return err
+		}
+	case c.widens:
+		return notApproved("a wider sandbox needs approval, and the host cannot give it", reasons)
 	case !h.Trusted:
-		return notApproved("an untrusted command needs approval, and the host cannot give it", v.Reasons)
+		return notApproved("an untrusted command needs approval, and the host cannot give it", reasons)
 	case e.opts.Config.Unattended == "deny":
-		return notApproved(`approval needed (unattended = "deny")`, v.Reasons)
+		return notApproved(`approval needed (unattended = "deny")`, reasons)
+	default:
+		return nil // the host approves what it sends, but cannot let a line leave the sandbox
 	}
-	return nil // the host approves what it sends: it has its own dialog
+	if v.Leaves {
+		c.leave()
+	}
+	return nil
+}
+
+// approveWidening is approve without a policy: only a wider sandbox is
+// asked about.
+func (e *Engine) approveWidening(ctx context.Context, command, dir string, c *confinement) error {
+	if !c.widens {
+		return nil
+	}
+	h := e.currentHost()
+	a := approverFor(ctx, h)
+	reasons := []string{c.wideningReason()}
+	if a == nil {
+		return notApproved("a wider sandbox needs approval, and the host cannot give it", reasons)
+	}
+	return e.ask(ctx, a, command, newApprovalRequest(command, dir, reasons))
 }
 
 func (e *Engine) ask(ctx context.Context, a Approver, command string, req ApprovalRequest) error {
@@ -175,18 +223,45 @@ func (e *Engine) remember(command string) {
 	}
 }
 
-// Check judges a command in cwd without running it.
-func (e *Engine) Check(command, cwd string) (policy.Verdict, error) {
+// CheckResult is what Run would do with a command now: the decision,
+// with the sandbox in force, and the mode it would run in (for "ask":
+// once approved). A command that leaves the sandbox runs in mode off.
+type CheckResult struct {
+	Decision policy.Decision
+	Reasons  []string
+	Sandbox  sandbox.Mode
+}
+
+// Check judges a command in cwd, asking for sandbox mode requested ("":
+// the config's), without running it. Where the config requires a sandbox
+// this machine does not have, the answer is deny with the reason.
+func (e *Engine) Check(command, cwd, requested string) (CheckResult, error) {
+	if err := checkSandbox(requested); err != nil {
+		return CheckResult{}, err
+	}
 	dir, err := platform.ResolveDir(e.opts.Root, cwd)
 	if err != nil {
-		return policy.Verdict{}, err
+		return CheckResult{}, err
 	}
-	if e.opts.Policy == nil {
-		return policy.Verdict{Decision: policy.Allow, Reasons: []string{}}, nil
+	c, err := e.confinementFor(requested)
+	var se *SandboxError
+	if errors.As(err, &se) {
+		return CheckResult{Decision: policy.Deny, Reasons: []string{se.Error()}, Sandbox: sandbox.Off}, nil
 	}
-	v := e.opts.Policy.CheckDir(command, dir, e.currentHost().Trusted)
-	v.Reasons = nonNil(v.Reasons)
-	return v, nil
+	v := policy.Verdict{Decision: policy.Allow}
+	if e.opts.Policy != nil {
+		v = e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: e.currentHost().Trusted, Sandboxed: c.confined()})
+	}
+	if c.widens && v.Decision == policy.Allow {
+		v.Decision = policy.Ask
+	}
+	if c.widens && v.Decision == policy.Ask {
+		v.Reasons = append(v.Reasons, c.wideningReason())
+	}
+	if v.Leaves && v.Decision != policy.Deny {
+		c.leave()
+	}
+	return CheckResult{Decision: v.Decision, Reasons: nonNil(v.Reasons), Sandbox: c.mode}, nil
 }
 
 func nonNil(s []string) []string {

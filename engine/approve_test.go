@@ -74,7 +74,8 @@ func TestApprovalMatrix(t *testing.T) {
 				h.Approver = tc.approver
 			}
 			e.SetHost(h)
-			got := decided(e.approve(context.Background(), tc.command, root, nil))
+			c, _ := e.confinementFor("")
+			got := decided(e.approve(context.Background(), tc.command, root, nil, &c))
 			if got != tc.want {
 				t.Errorf("%q: %s, want %s", tc.command, got, tc.want)
 			}
@@ -112,7 +113,8 @@ func TestApprovalCancelled(t *testing.T) {
 		<-ctx.Done()
 		return Deny, ctx.Err()
 	})})
-	if err := e.approve(ctx, "touch x", root, nil); !errors.Is(err, ErrCancelled) {
+	c, _ := e.confinementFor("")
+	if err := e.approve(ctx, "touch x", root, nil, &c); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("got %v, want ErrCancelled", err)
 	}
 }

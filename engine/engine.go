@@ -4,9 +4,16 @@
 // it and answers for it; it writes to, reads, kills, lists and resizes
 // sessions, and sends their events to a Sink.
 //
+// Where the machine has a sandbox (OpenSandbox), every command runs
+// confined: judged as a sandboxed line, given a plan of where it may
+// write, its own temporary folder and its own door to the egress proxy,
+// and its answer names what the sandbox stopped.
+//
 // The native JSON-RPC front end (package rpc) and the MCP front end
 // (package mcp) are both thin layers over it, and a Go host can embed it
-// in-process.
+// in-process. Such a host's main must dispatch the sandbox's trampoline
+// before anything else: the sandbox starts the running executable as
+// `<exe> __sandbox ...` (sandbox.Command; see sandbox.Serve).
 package engine
 
 import (
@@ -40,6 +47,10 @@ type Options struct {
 	// ShimDir holds the rm shim, first on every command's PATH; TrashDir
 	// is where it moves what rm would delete. Empty: no shim.
 	ShimDir, TrashDir string
+
+	// Sandbox confines the commands (see OpenSandbox); the zero value
+	// confines nothing.
+	Sandbox Sandbox
 }
 
 // Host is what the front end learned about its host, usually at
@@ -195,4 +206,15 @@ func (f forward) Output(id, stream, data string) {
 func cleanerOptions(c config.Config) cleaner.Options {
 	return cleaner.Options{MaxLineChars: c.Limits.MaxLineChars,
 		MaxStreamChars: c.Limits.MaxStreamChars, Encoding: c.Encoding}
+}
+
+// Warnings are what a person should know about how commands are held
+// here: the project config's keys that were ignored because they would
+// have widened it, and how processes are contained where not by a cgroup.
+func (e *Engine) Warnings() []string {
+	w := append([]string(nil), e.opts.Config.Warnings...)
+	if c := platform.Containment(); c != "" {
+		w = append(w, c)
+	}
+	return w
 }

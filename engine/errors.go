@@ -29,6 +29,7 @@ const (
 	FieldSignal       Field = "Signal"
 	FieldGraceMs      Field = "GraceMs"
 	FieldID           Field = "ID"
+	FieldSandbox      Field = "Sandbox"
 )
 
 // ParamError is a request with a bad value. Its text names fields by

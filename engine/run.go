@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/termhelper/termhelper/platform"
+	"github.com/termhelper/termhelper/sandbox"
 	"github.com/termhelper/termhelper/session"
 )
 
@@ -28,6 +29,9 @@ type RunParams struct {
 	// accepts connections on loopback. Its yield then defaults to 30 s.
 	ReadyPattern string
 	ReadyPort    int
+	// Sandbox is the mode the request asks for ("": the config's): a
+	// narrower one applies as asked, a wider one needs approval.
+	Sandbox string
 	// Started, if set, learns the session's id once the command runs,
 	// before its first answer (a front end's progress reports use it).
 	Started func(id string)
@@ -43,7 +47,15 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 	if err != nil {
 		return session.Result{}, err
 	}
-	if err := e.approve(ctx, p.Command, spec.Dir, p.Env); err != nil {
+	c, err := e.confinementFor(p.Sandbox)
+	if err != nil {
+		return session.Result{}, err
+	}
+	if err := e.approve(ctx, p.Command, spec.Dir, p.Env, &c); err != nil {
+		return session.Result{}, err
+	}
+	e.confine(&spec, c, p, e.networkAsker(ctx))
+	if err := shellMissing(spec); err != nil {
 		return session.Result{}, err
 	}
 	sess, err := e.mgr.Start(spec)
@@ -81,17 +93,19 @@ func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 	}
 	env, secrets := e.commandEnv(p.Command, p.Env)
 	spec := session.Spec{
-		Command:        p.Command,
-		Argv:           platform.ShellArgv(e.opts.Config.Shell, p.Command),
-		Dir:            dir,
-		Env:            env,
-		Mask:           secrets,
-		PTY:            p.Mode != "pipes",
-		SeparateStderr: p.Mode != "pipes" && p.Stderr == "separate",
-		Cols:           p.Cols,
-		Rows:           p.Rows,
-		Background:     p.Background,
-		Timeout:        e.timeout(p),
+		Spec: platform.Spec{
+			Argv:           platform.ShellArgv(e.opts.Config.Shell, p.Command),
+			Dir:            dir,
+			Env:            env,
+			PTY:            p.Mode != "pipes",
+			SeparateStderr: p.Mode != "pipes" && p.Stderr == "separate",
+			Cols:           p.Cols,
+			Rows:           p.Rows,
+		},
+		Command:    p.Command,
+		Mask:       secrets,
+		Background: p.Background,
+		Timeout:    e.timeout(p),
 	}
 	if p.Stdin != nil {
 		spec.Stdin = []byte(*p.Stdin)
@@ -126,6 +140,9 @@ func checkRun(p *RunParams) error {
 	if err := checkReady(p); err != nil {
 		return err
 	}
+	if err := checkSandbox(p.Sandbox); err != nil {
+		return err
+	}
 	return checkSize(&p.Cols, &p.Rows)
 }
 
@@ -143,6 +160,17 @@ func checkReady(p *RunParams) error {
 	}
 	if p.ReadyPort < 0 || p.ReadyPort > 65535 {
 		return errParams("field %q must be between 1 and 65535", FieldReadyPort)
+	}
+	return nil
+}
+
+func checkSandbox(mode string) error {
+	if mode == "" {
+		return nil
+	}
+	if _, err := sandbox.ParseMode(mode); err != nil {
+		return errParams("field %q must be %q, %q or %q, not %q", FieldSandbox,
+			sandbox.WorkspaceWrite, sandbox.ReadOnly, sandbox.Off, mode)
 	}
 	return nil
 }

@@ -55,6 +55,9 @@ func (f *front) asker(req *sdk.CallToolRequest) *asker {
 const approvalKey = "approval"
 
 func (a *asker) Approve(ctx context.Context, r engine.ApprovalRequest) (engine.Decision, error) {
+	if r.Kind == engine.KindNetwork {
+		return a.approveHost(ctx, r)
+	}
 	if !a.multi {
 		ctx, cancel := a.f.asking(ctx)
 		defer cancel()
@@ -68,6 +71,33 @@ func (a *asker) Approve(ctx context.Context, r engine.ApprovalRequest) (engine.D
 	if !ok || !a.f.asks.answer(a.req.Params.RequestState, r) {
 		a.asked = &r
 		return engine.Deny, errAsk
+	}
+	return decision(res)
+}
+
+// errNoMidCallQuestion refuses a host on clients of 2026-07-28 and later:
+// their questions travel in a call's result, and a host is tried in the
+// middle of a command, when no result can ask.
+var errNoMidCallQuestion = errors.New("this client can be asked only at the start of a call: the host is not on the allow list")
+
+// approveHost asks about a host a running command tries to reach: through
+// elicitation, which a client may answer at any time; a client that asks
+// through results cannot be asked then, and the allow list alone decides.
+func (a *asker) approveHost(ctx context.Context, r engine.ApprovalRequest) (engine.Decision, error) {
+	if a.multi {
+		return engine.Deny, errNoMidCallQuestion
+	}
+	ctx, cancel := a.f.asking(ctx)
+	defer cancel()
+	msg := fmt.Sprintf("Let this command reach %s (port %d)?\n\n%s", r.Host, r.Port, r.Command)
+	if len(r.Reasons) > 0 {
+		msg += "\n\nWhy you are asked: " + strings.Join(r.Reasons, "; ")
+	}
+	res, err := a.req.Session.Elicit(ctx, &sdk.ElicitParams{Message: msg, RequestedSchema: &jsonschema.Schema{Type: "object",
+		Properties: map[string]*jsonschema.Schema{"always": {Type: "boolean", Title: "Always allow this host here",
+			Description: "Remember the host for this project.", Default: []byte("false")}}}})
+	if err != nil {
+		return engine.Deny, err
 	}
 	return decision(res)
 }

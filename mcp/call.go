@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -43,7 +44,30 @@ func (f *front) call(ctx context.Context, req *sdk.CallToolRequest, a Args) (*sd
 		return f.refused(err), nil, nil
 	}
 	lead, notices := f.events.take()
+	if first := f.firstNotice(eng); first != "" {
+		lead, notices = first+"\n"+lead, append([]string{first}, notices...)
+	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: lead + text}}}, withNotices(ans, notices), nil
+}
+
+// firstNotice is, for the first result only, how commands are confined
+// where that falls short of what was asked (a missing mechanism, a
+// project config's ignored keys), so the model knows it before it relies
+// on it; "" otherwise.
+func (f *front) firstNotice(eng *engine.Engine) string {
+	var line string
+	f.toldOnce.Do(func() {
+		var parts []string
+		if why := eng.SandboxShortfall(); why != "" {
+			st := eng.Sandbox()
+			parts = append(parts, fmt.Sprintf("sandbox %s (%s, network %s): %s", st.Mode, st.Backend, st.Network, why))
+		}
+		parts = append(parts, eng.Warnings()...)
+		if len(parts) > 0 {
+			line = "[" + strings.Join(parts, " · ") + "]"
+		}
+	})
+	return line
 }
 
 // refused is the result of a call that did not do what it asked.
@@ -125,7 +149,7 @@ func (f *front) yieldFor(asked *int64, waits bool) *int64 {
 func runParams(a Args) engine.RunParams {
 	return engine.RunParams{Command: a.Command, Cwd: a.Cwd, Env: a.Env, Mode: a.Mode,
 		Background: a.Background, TimeoutMs: a.TimeoutMs, YieldMs: a.YieldMs,
-		ReadyPattern: a.ReadyPattern, ReadyPort: a.ReadyPort}
+		ReadyPattern: a.ReadyPattern, ReadyPort: a.ReadyPort, Sandbox: a.Sandbox}
 }
 
 // answer is a result as structured content and as text: the cleaned
@@ -141,7 +165,11 @@ func (c *callState) answer(r session.Result, err error) (any, string, error) {
 	if r.Stderr != nil && *r.Stderr != "" {
 		text = joinLines(text, "[stderr]\n"+*r.Stderr)
 	}
-	return protocol.Answer(r), joinLines(text, status(r)), nil
+	text = joinLines(text, status(r))
+	if line := deniedLine(r.Denied); line != "" {
+		text = joinLines(text, line)
+	}
+	return protocol.Answer(r), text, nil
 }
 
 // trimBlankRows drops the empty rows at the bottom of a screen: a model

@@ -62,6 +62,7 @@ type front struct {
 
 	mu        sync.Mutex
 	ss        *sdk.ServerSession
+	toldOnce  sync.Once     // the first result's notice
 	noAnswers chan struct{} // closed when no answer can come from the client any more
 	stopOnce  sync.Once
 }
@@ -103,7 +104,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, o Options) error {
 	return err
 }
 
-const instructions = "termhelper runs shell commands in a real terminal inside the project: use the terminal tool."
+const instructions = "termhelper runs shell commands in a real terminal inside the project: use the terminal tool. " +
+	"Commands run in a sandbox where the machine has one (writes only inside the project, the network only to allowed hosts); " +
+	"a result says what the sandbox stopped, and the first result says where the sandbox falls short here."
 
 func newFront(o Options) *front {
 	if o.Log == nil {

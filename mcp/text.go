@@ -8,6 +8,7 @@ import (
 
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/protocol"
+	"github.com/termhelper/termhelper/sandbox"
 	"github.com/termhelper/termhelper/session"
 )
 
@@ -59,6 +60,30 @@ func serverNews(r session.Result) string {
 		fmt.Fprint(&b, p)
 	}
 	return b.String()
+}
+
+// deniedLine is the one line that says what the sandbox stopped, and
+// how a person can allow it; "" when it stopped nothing.
+func deniedLine(denied []sandbox.Denial) string {
+	if len(denied) == 0 {
+		return ""
+	}
+	var parts []string
+	network := false
+	for _, d := range denied {
+		switch {
+		case d.Kind == "network" && d.Host != "":
+			parts = append(parts, fmt.Sprintf("network %s:%d", d.Host, d.Port))
+			network = true
+		default:
+			parts = append(parts, d.Kind+" "+d.Path)
+		}
+	}
+	line := "sandbox stopped: " + strings.Join(parts, ", ")
+	if network {
+		line += " (a host is allowed by the user's network_allow in termhelper's config, or by the user when asked)"
+	}
+	return line
 }
 
 // screenText shows a screen row by row, with where the cursor is.

@@ -23,6 +23,7 @@ type Args struct {
 	Mode         string             `json:"mode,omitempty" jsonschema:"With command: \"pty\" (default): a real terminal. \"pipes\": plain pipes, stderr kept apart."`
 	ReadyPattern string             `json:"ready_pattern,omitempty" jsonschema:"With background: answer as soon as the output matches this regular expression (RE2), e.g. \"ready in|listening on\"."`
 	ReadyPort    int                `json:"ready_port,omitempty" jsonschema:"With background: answer as soon as this TCP port on localhost accepts connections."`
+	Sandbox      string             `json:"sandbox,omitempty" jsonschema:"With command: the sandbox for this command. Default: the configured one (usually workspace-write: writes only inside the project and its temporary folder, the network only to allowed hosts). read-only narrows it; a wider one (workspace-write over read-only, or off) asks the user first. Use off only after a result's sandbox.denied shows the sandbox stopped what the command must do."`
 	SessionID    string             `json:"session_id,omitempty" jsonschema:"A session from an earlier result, to answer, poll, wait for, show or kill."`
 	Input        *string            `json:"input,omitempty" jsonschema:"With session_id: text to type into the session (\"\\n\" ends a line). \"\" only polls."`
 	Secret       bool               `json:"secret,omitempty" jsonschema:"With input: the input is a password or token the user gave. It is never shown back."`
@@ -47,7 +48,9 @@ Call shapes (use exactly one):
 - Kill: {"session_id": "3", "kill": true} ends the command and everything it started.
 - List: {"list": true} lists the sessions.
 
-Commands run with the project root as the working directory ("cwd" picks a folder inside it). Output is cleaned of terminal escape codes and capped; when cut, "fullOutputPath" in the result names a file with all of it. Dangerous commands are refused; some commands need the user's approval first.`
+Commands run with the project root as the working directory ("cwd" picks a folder inside it). Output is cleaned of terminal escape codes and capped; when cut, "fullOutputPath" in the result names a file with all of it. Dangerous commands are refused; some commands need the user's approval first.
+
+Commands run in a sandbox where the machine has one: they write only inside the project, its temporary folder ($TMPDIR) and the package caches; the user's keys and tokens are hidden; the network is reachable only on localhost and, through a proxy, to allowed hosts (package registries, code hosts). When the sandbox stopped something, the result ends with a "sandbox stopped" line naming the path or host: do not retry the same way; say what is needed, or ask the user to allow it.`
 
 // inputSchema is the schema the SDK derives from Args, made precise where
 // a Go type cannot say enough (enums, ranges) and plain where hosts need it
@@ -66,6 +69,7 @@ func inputSchema() *jsonschema.Schema {
 	}
 	s.Properties["mode"].Enum = []any{"pty", "pipes"}
 	s.Properties["until"].Enum = []any{"exit", "stable"}
+	s.Properties["sandbox"].Enum = []any{"workspace-write", "read-only", "off"}
 	s.Properties["signal"].Enum = []any{"SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"}
 	for _, n := range []string{"timeout_ms", "yield_ms", "stable_ms"} {
 		s.Properties[n].Minimum = ptr(0.0)
@@ -107,7 +111,11 @@ func outputSchema() *jsonschema.Schema {
 		"cols": typ("integer"), "rows": typ("integer"), "lines": array("string"),
 		"cursor": typ("object"), "altScreen": typ("boolean"),
 		"notices": {Type: "array", Items: typ("string"),
-			Description: "Sessions that ended since the last result without being polled."},
+			Description: "Sessions that ended since the last result without being polled; how commands are confined, where it falls short of what was asked."},
+		"sandbox": {Type: "object", Description: "What the sandbox stopped the command doing.",
+			Properties: map[string]*jsonschema.Schema{"denied": {Type: "array", Items: &jsonschema.Schema{Type: "object",
+				Properties: map[string]*jsonschema.Schema{"kind": {Type: "string", Enum: []any{"network", "write", "read"}},
+					"host": typ("string"), "port": typ("integer"), "path": typ("string")}}}}},
 	}}
 }
 

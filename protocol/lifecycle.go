@@ -1,5 +1,7 @@
 package protocol
 
+import "github.com/termhelper/termhelper/sandbox"
+
 // InitializeParams are initialize's params (PROTOCOL.md section 2).
 type InitializeParams struct {
 	ClientInfo   *ClientInfo  `json:"clientInfo"`
@@ -22,11 +24,31 @@ type Capabilities struct {
 // InitializeResult is initialize's answer. Its fields are in the order
 // of their names, as the helper has always written them.
 type InitializeResult struct {
-	Limits          Limits     `json:"limits"`
-	Platform        Platform   `json:"platform"`
-	ProtocolVersion int        `json:"protocolVersion"`
-	Root            string     `json:"root"`
-	ServerInfo      ServerInfo `json:"serverInfo"`
+	Limits          Limits        `json:"limits"`
+	Platform        Platform      `json:"platform"`
+	ProtocolVersion int           `json:"protocolVersion"`
+	Root            string        `json:"root"`
+	Sandbox         SandboxStatus `json:"sandbox"`
+	ServerInfo      ServerInfo    `json:"serverInfo"`
+	// Warnings are what the helper found at start that a person should
+	// know: keys of the project's config ignored because they would have
+	// widened it, processes that cannot be held as the platform would.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// SandboxStatus is how commands are confined here (PROTOCOL.md section
+// 7a): the mode and network in force, the mechanism, and why what was
+// asked for could not be had (null when it all is).
+type SandboxStatus struct {
+	Mode    string  `json:"mode"`
+	Backend string  `json:"backend"`
+	Network string  `json:"network"`
+	Reason  *string `json:"reason"`
+}
+
+// SandboxStatusOf is a probed status on the wire.
+func SandboxStatusOf(st sandbox.Status) SandboxStatus {
+	return SandboxStatus{Mode: string(st.Mode), Backend: st.Backend, Network: string(st.Network), Reason: optional(st.Reason)}
 }
 
 // ServerInfo names the helper.

@@ -15,6 +15,7 @@ type RunParams struct {
 	Rows         int                `json:"rows"`
 	ReadyPattern string             `json:"readyPattern"`
 	ReadyPort    int                `json:"readyPort"`
+	Sandbox      string             `json:"sandbox"`
 }
 
 // SessionParams name a session: session/screen's params, and the field
@@ -57,12 +58,15 @@ type ResizeParams struct {
 type CheckParams struct {
 	Command *string `json:"command"`
 	Cwd     string  `json:"cwd"`
+	Sandbox string  `json:"sandbox"`
 }
 
-// CheckResult is policy/check's answer.
+// CheckResult is policy/check's answer: what exec/run would do now, and
+// the sandbox mode the command would run in (for "ask": once approved).
 type CheckResult struct {
 	Decision string   `json:"decision"`
 	Reasons  []string `json:"reasons"`
+	Sandbox  string   `json:"sandbox"`
 }
 
 // RestoreParams are trash/restore's params.
@@ -73,10 +77,16 @@ type RestoreParams struct {
 // ApprovalParams are approval/request's params, sent to the host. Command,
 // Cwd and Reasons are safe to show (control characters escaped);
 // ExactCommand is the line as it will run, only where it differs.
+//
+// Kind is "command" for a command about to run, or "network" for a host a
+// running command tries to reach (Host and Port set, no Cwd).
 type ApprovalParams struct {
+	Kind         string   `json:"kind"`
 	Command      string   `json:"command"`
 	ExactCommand string   `json:"exactCommand,omitempty"`
-	Cwd          string   `json:"cwd"`
+	Cwd          string   `json:"cwd,omitempty"`
+	Host         string   `json:"host,omitempty"`
+	Port         int      `json:"port,omitempty"`
 	Reasons      []string `json:"reasons"`
 }
 

@@ -48,6 +48,12 @@ type ReasonsData struct {
 	Reasons []string `json:"reasons"`
 }
 
+// SandboxRequiredData is the data of -32007: why this machine has no
+// sandbox.
+type SandboxRequiredData struct {
+	Reason string `json:"reason"`
+}
+
 // StartFailedData is the data of -32005: the OS error.
 type StartFailedData struct {
 	Error string `json:"error"`

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/sandbox"
 	"github.com/termhelper/termhelper/session"
 	"github.com/termhelper/termhelper/trash"
 )
@@ -19,6 +20,35 @@ type Finished struct {
 	Truncated      bool    `json:"truncated"`
 	FullOutputPath *string `json:"fullOutputPath"`
 	Summary        string  `json:"summary"`
+	// Sandbox is present only when the sandbox stopped something it can
+	// name.
+	Sandbox *SandboxReport `json:"sandbox,omitempty"`
+}
+
+// SandboxReport is what the sandbox stopped a command doing.
+type SandboxReport struct {
+	Denied []Denial `json:"denied"`
+}
+
+// Denial is one thing the sandbox stopped: a host (kind "network"; a unix
+// socket has a path instead), or a path written or read.
+type Denial struct {
+	Kind string `json:"kind"`
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
+	Path string `json:"path,omitempty"`
+}
+
+// SandboxReportOf is the report of a command's denials; nil for none.
+func SandboxReportOf(denied []sandbox.Denial) *SandboxReport {
+	if len(denied) == 0 {
+		return nil
+	}
+	r := &SandboxReport{Denied: make([]Denial, 0, len(denied))}
+	for _, d := range denied {
+		r.Denied = append(r.Denied, Denial(d))
+	}
+	return r
 }
 
 // Alive is the answer for a command still running.
@@ -58,7 +88,8 @@ func Answer(r session.Result) any {
 func finished(r session.Result) Finished {
 	return Finished{ExitCode: r.Exit.Code, Signal: optional(r.Exit.Signal),
 		DurationMs: r.Duration.Milliseconds(), TimedOut: r.TimedOut, Output: r.Output, Stderr: r.Stderr,
-		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Summary: session.Summary(r)}
+		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Summary: session.Summary(r),
+		Sandbox: SandboxReportOf(r.Denied)}
 }
 
 // PromptOf is a session's prompt on the wire; nil stays nil.

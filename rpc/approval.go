@@ -14,7 +14,8 @@ type approver struct{ s *Server }
 
 func (a approver) Approve(ctx context.Context, req engine.ApprovalRequest) (engine.Decision, error) {
 	var answer protocol.ApprovalResult
-	params := protocol.ApprovalParams{Command: req.Command, ExactCommand: req.ExactCommand, Cwd: req.Cwd, Reasons: req.Reasons}
+	params := protocol.ApprovalParams{Kind: req.Kind, Command: req.Command, ExactCommand: req.ExactCommand,
+		Cwd: req.Cwd, Host: req.Host, Port: req.Port, Reasons: req.Reasons}
 	// No lifetime cap while a person decides; the host going away, or its
 	// input ending, counts as deny.
 	var id wire.ID
@@ -52,11 +53,11 @@ func (s *Server) policyCheck(_ context.Context, raw *json.RawMessage) (any, erro
 	if p.Command == nil {
 		return nil, errParams(`field "command" is required`)
 	}
-	v, err := s.eng.Check(*p.Command, p.Cwd)
+	v, err := s.eng.Check(*p.Command, p.Cwd, p.Sandbox)
 	if err != nil {
 		return nil, err
 	}
-	return protocol.CheckResult{Decision: string(v.Decision), Reasons: v.Reasons}, nil
+	return protocol.CheckResult{Decision: string(v.Decision), Reasons: v.Reasons, Sandbox: string(v.Sandbox)}, nil
 }
 
 func (s *Server) trashList(context.Context, *json.RawMessage) (any, error) {

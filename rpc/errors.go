@@ -17,13 +17,14 @@ import (
 // Application error codes (PROTOCOL.md section 10), as tests and hosts in
 // Go name them.
 const (
-	CodeNoSession         = protocol.CodeNoSession
-	CodeOutsideRoot       = protocol.CodeOutsideRoot
-	CodeBlocked           = protocol.CodeBlocked
-	CodeNotApproved       = protocol.CodeNotApproved
-	CodeStartFailed       = protocol.CodeStartFailed
-	CodeTooMany           = protocol.CodeTooMany
-	CodeShutDown    int64 = wire.CodeInvalidRequest
+	CodeNoSession             = protocol.CodeNoSession
+	CodeOutsideRoot           = protocol.CodeOutsideRoot
+	CodeBlocked               = protocol.CodeBlocked
+	CodeNotApproved           = protocol.CodeNotApproved
+	CodeStartFailed           = protocol.CodeStartFailed
+	CodeTooMany               = protocol.CodeTooMany
+	CodeSandboxRequired       = protocol.CodeSandboxRequired
+	CodeShutDown        int64 = wire.CodeInvalidRequest
 )
 
 // errParams is an invalid-params error naming the field.
@@ -37,6 +38,7 @@ func wireError(err error) *wire.Error {
 	var we *wire.Error
 	var pe *engine.ParamError
 	var re *engine.RefusedError
+	var se *engine.SandboxError
 	switch {
 	case err == nil:
 		return nil
@@ -48,6 +50,10 @@ func wireError(err error) *wire.Error {
 		return &wire.Error{Code: protocol.CodeCancelled, Message: err.Error()}
 	case errors.As(err, &re):
 		return refusedError(re)
+	case errors.As(err, &se):
+		e := &wire.Error{Code: CodeSandboxRequired, Message: engine.ErrSandboxRequired.Error()}
+		e.SetData(protocol.SandboxRequiredData{Reason: se.Reason})
+		return e
 	case errors.Is(err, session.ErrNotFound):
 		return &wire.Error{Code: CodeNoSession, Message: err.Error()}
 	case errors.Is(err, platform.ErrOutsideRoot), errors.Is(err, platform.ErrNotDir):

@@ -30,6 +30,8 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 		Platform:        protocol.Platform{OS: pl.OS, Arch: pl.Arch, Shell: pl.Shell, PTY: pl.PTY},
 		Root:            s.eng.Root(),
 		Limits:          protocol.Limits{TimeoutMs: l.TimeoutMs, MaxStreamChars: l.MaxStreamChars, MaxLineChars: l.MaxLineChars},
+		Sandbox:         protocol.SandboxStatusOf(s.eng.Sandbox()),
+		Warnings:        s.eng.Warnings(),
 	}, nil
 }
 
@@ -62,7 +64,8 @@ func (s *Server) execRun(ctx context.Context, raw *json.RawMessage) (any, error)
 func runParams(p protocol.RunParams) engine.RunParams {
 	return engine.RunParams{Command: p.Command, Cwd: p.Cwd, Env: p.Env, Mode: p.Mode,
 		Background: p.Background, TimeoutMs: p.TimeoutMs, YieldMs: p.YieldMs, Stderr: p.Stderr,
-		Stdin: p.Stdin, Cols: p.Cols, Rows: p.Rows, ReadyPattern: p.ReadyPattern, ReadyPort: p.ReadyPort}
+		Stdin: p.Stdin, Cols: p.Cols, Rows: p.Rows, ReadyPattern: p.ReadyPattern, ReadyPort: p.ReadyPort,
+		Sandbox: p.Sandbox}
 }
 
 // sessionID is the session a method names; it is required.

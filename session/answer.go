@@ -3,6 +3,8 @@ package session
 import (
 	"fmt"
 	"time"
+
+	"github.com/termhelper/termhelper/sandbox"
 )
 
 // AnswerOpts says when an answer is due. The session's end is always one.
@@ -175,7 +177,19 @@ func (s *Session) finalAnswerLocked() Result {
 	r := s.summaryLocked()
 	s.takeLocked(&r, true)
 	s.closeStreamsLocked()
+	r.Denied = s.deniedLocked()
 	return r
+}
+
+// deniedLocked is what the sandbox refused the command: its process's
+// own refusals, then the watcher's. It is read after the final take, so
+// the watcher has seen every line.
+func (s *Session) deniedLocked() []sandbox.Denial {
+	d := s.proc.Denied()
+	if s.watcher != nil {
+		d = append(d, s.watcher.Denied()...)
+	}
+	return d
 }
 
 func (s *Session) takeLocked(r *Result, final bool) {

@@ -92,12 +92,10 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 	if spec.Background {
 		s.state = Background
 	}
-	proc, err := startProcess(platform.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env,
-		PTY: spec.PTY, Cols: spec.Cols, Rows: spec.Rows, SeparateStderr: spec.SeparateStderr,
-		Stdin: spec.Stdin, Tag: s.tag})
+	proc, err := s.start()
 	if err != nil {
 		m.release(nil)
-		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+		return nil, err
 	}
 	s.proc = proc
 	s.setUp()
@@ -108,6 +106,25 @@ func (m *Manager) Start(spec Spec) (*Session, error) {
 	s.run()
 	m.markDirty()
 	return s, nil
+}
+
+// start starts the session's process, with its watcher, if it has one.
+func (s *Session) start() (*platform.Process, error) {
+	ps := s.spec.Spec
+	ps.Tag = s.tag
+	if s.spec.Watch != nil {
+		w, err := s.spec.Watch(s.id, &ps)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrStart, err)
+		}
+		s.watcher = w
+	}
+	proc, err := startProcess(ps)
+	if err != nil {
+		s.closeWatcher()
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	return proc, nil
 }
 
 // reserve takes a slot for a session about to start, and its id. The
@@ -165,7 +182,7 @@ func (s *Session) setUp() {
 		opts.Cols, opts.Rows = s.spec.Cols, s.spec.Rows
 	}
 	s.addSecrets(s.spec.Mask)
-	if s.spec.ReadyPattern != nil {
+	if s.spec.ReadyPattern != nil || s.watcher != nil {
 		opts.OnCommit = s.committedLine
 	}
 	s.out = newStream("output", prefix+"-output", opts, s.secrets)

@@ -23,10 +23,14 @@ func (s *Session) wantsReady() bool {
 }
 
 // committedLine is each line a stream's cleaner lets go of, as the
-// terminal showed it: the ready pattern is matched on every one, so a
+// terminal showed it: the watcher sees every one, and the ready pattern
+// is matched on every one, so a
 // line that scrolled away between two chunks is not missed. It is called
 // from within the cleaner, under the session's lock.
 func (s *Session) committedLine(line string) {
+	if s.watcher != nil {
+		s.watcher.Line(line)
+	}
 	if !s.ready && s.spec.ReadyPattern != nil && s.spec.ReadyPattern.MatchString(line) {
 		s.markReadyLocked()
 	}

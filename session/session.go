@@ -40,6 +40,7 @@ type Session struct {
 	proc    *platform.Process
 	started time.Time
 	tag     string
+	watcher Watcher // nil: none
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at every change of state
@@ -195,7 +196,15 @@ func (s *Session) reap() {
 	if s.proc.Alive() {
 		s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
 	}
+	s.closeWatcher()
 	s.m.finished(s)
+}
+
+// closeWatcher closes the watcher once nothing of the tree can use it.
+func (s *Session) closeWatcher() {
+	if s.watcher != nil {
+		s.watcher.Close()
+	}
 }
 
 func (s *Session) drain() bool {

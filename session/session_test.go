@@ -75,8 +75,8 @@ func (r *recorder) outputOf(id string) string {
 }
 
 func spec(command string) Spec {
-	return Spec{Command: command, Argv: platform.ShellArgv("", command), Dir: os.TempDir(),
-		Env: os.Environ(), PTY: true, Cols: 80, Rows: 24}
+	return Spec{Command: command, Spec: platform.Spec{Argv: platform.ShellArgv("", command), Dir: os.TempDir(),
+		Env: os.Environ(), PTY: true, Cols: 80, Rows: 24}}
 }
 
 // answerWithin guards every wait on a session.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/termhelper/termhelper/platform"
+	"github.com/termhelper/termhelper/sandbox"
 )
 
 // Errors the RPC layer maps to protocol codes.
@@ -34,18 +35,15 @@ const (
 	Exited     State = "exited"
 )
 
-// Spec is one command to run, already validated and resolved.
+// Spec is one command to run, already validated and resolved. The
+// process's own attributes (argv, folder, environment, terminal,
+// sandbox) are its platform.Spec, carried whole, so that a new one is
+// added in one place; the manager sets its Tag.
 type Spec struct {
-	Command        string
-	Argv           []string
-	Dir            string
-	Env            []string
-	PTY            bool
-	SeparateStderr bool
-	Cols, Rows     int
-	Stdin          []byte
-	Background     bool
-	Timeout        time.Duration // 0: no lifetime cap
+	platform.Spec
+	Command    string
+	Background bool
+	Timeout    time.Duration // 0: no lifetime cap
 	// Mask lists secrets (mask.SecretValues of the helper's environment)
 	// replaced with ******** wherever the command prints them.
 	Mask []string
@@ -54,6 +52,23 @@ type Spec struct {
 	// connections on loopback. Either makes answers carry Ready.
 	ReadyPattern *regexp.Regexp
 	ReadyPort    int
+	// Watch, if set, is called with the session's id before the process
+	// starts; it may add to the process's spec (its environment), and the
+	// Watcher it returns lives as long as the session.
+	Watch func(id string, p *platform.Spec) (Watcher, error)
+}
+
+// Watcher is what a caller hangs on a session: it sees each line the
+// command shows, names what was refused to the command besides what its
+// process's sandbox names, and is closed once the tree has ended.
+type Watcher interface {
+	// Line is called with each line of output as it leaves the live
+	// screen for good (stderr's too), under the session's lock: it must
+	// be quick and must not call the session.
+	Line(line string)
+	// Denied lists what was refused so far.
+	Denied() []sandbox.Denial
+	Close()
 }
 
 // Prompt is what a waiting command shows.
@@ -85,6 +100,9 @@ type Result struct {
 	Ready  *bool
 	Ports  []int
 	Prompt *Prompt
+	// Denied is what the sandbox refused the command, on finished
+	// answers: its process's sandbox and the Watcher together.
+	Denied []sandbox.Denial
 	// Screen is set on an alive answer whose Output is the screen as a
 	// person sees it (a full-screen program, or a page drawn by cursor
 	// address) rather than the lines printed since the last answer.

@@ -18,25 +18,26 @@ import { marker, pidsWith, watchdog } from './proc.mjs';
 const bin = process.env.TERMHELPER_BIN;
 assert.ok(bin, 'TERMHELPER_BIN must name the termhelper binary');
 
-function transport(root) {
+function transport(root, env = {}) {
   return new StdioClientTransport({
     command: bin,
     args: ['--mcp', '--root', root],
-    env: { TERMHELPER_CONFIG_DIR: join(root, '.cfg'), SHELL: '' },
+    env: { TERMHELPER_CONFIG_DIR: join(root, '.cfg'), SHELL: '', ...env },
     stderr: 'inherit',
   });
 }
 
 // connect starts the binary in a fresh project root and initializes a
 // client; opts.elicit answers elicitation/create (the capability is
-// declared only then). The tools are listed, so the SDK checks every
+// declared only then); opts.env adds to the helper's environment. The
+// tools are listed, so the SDK checks every
 // structuredContent against the tool's outputSchema.
 async function connect(t, opts = {}) {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'termhelper-mcp-node-')));
   const capabilities = opts.elicit ? { elicitation: {} } : {};
   const client = new Client({ name: 'mcp-node-e2e', version: '1' }, { capabilities });
   if (opts.elicit) client.setRequestHandler(ElicitRequestSchema, opts.elicit);
-  const tr = transport(root);
+  const tr = transport(root, opts.env);
   await client.connect(tr, { timeout: watchdog });
   await client.listTools();
   t.after(async () => {
@@ -168,6 +169,9 @@ test('approval asked through elicitation: declined, then accepted', async (t) =>
   const asked = [];
   let action = 'decline';
   const { call, root } = await connect(t, {
+    // The question for a line the policy asks about: with a sandbox in
+    // force, touch runs confined without one.
+    env: { TERMHELPER_SANDBOX: 'off' },
     elicit: async (req) => {
       asked.push(req.params.message);
       return action === 'accept' ? { action, content: { always: false } } : { action };

@@ -17,6 +17,21 @@ export interface InitializeResult {
   platform: { os: string; arch: string; shell: string; pty: string };
   root: string;
   limits: { timeoutMs: number; maxStreamChars: number; maxLineChars: number };
+  /** How commands are confined here, as measured at start; reason is null when all the config asks for is in force. */
+  sandbox: { mode: SandboxMode; backend: string; network: "proxy" | "open" | "off"; reason: string | null };
+  /** What a person should know: a project config's ignored keys, processes not held by a cgroup. */
+  warnings?: string[];
+}
+
+/** How much a confined command may write: "off" is the policy alone. */
+export type SandboxMode = "workspace-write" | "read-only" | "off";
+
+/** Something the sandbox stopped: a host (or a unix socket's path), a path written or read. */
+export interface Denial {
+  kind: "network" | "write" | "read";
+  host?: string;
+  port?: number;
+  path?: string;
 }
 
 /** `exec/run` params. */
@@ -44,6 +59,8 @@ export interface RunParams {
   readyPattern?: string;
   /** Background: answer as soon as this loopback TCP port accepts. */
   readyPort?: number;
+  /** A narrower mode than the config's runs as asked; a wider one needs approval. */
+  sandbox?: SandboxMode;
 }
 
 /** A prompt the command is blocked on. */
@@ -67,6 +84,8 @@ export interface Finished {
   fullOutputPath: string | null;
   /** One line for an activity card: "exit 0 · 412ms". */
   summary: string;
+  /** Present only when the sandbox stopped something it can name. */
+  sandbox?: { denied: Denial[] };
 }
 
 /** The answer for a command that is still alive. */
@@ -160,6 +179,8 @@ export interface PolicyCheckParams {
   command: string;
   /** The directory it would run in: inside the root, relative to it or absolute. */
   cwd?: string;
+  /** Judge it as exec/run would with this sandbox mode (default: the config's). */
+  sandbox?: SandboxMode;
 }
 
 export type Decision = "allow" | "ask" | "deny";
@@ -167,6 +188,8 @@ export type Decision = "allow" | "ask" | "deny";
 export interface PolicyCheckResult {
   decision: Decision;
   reasons: string[];
+  /** The mode it would run in (for "ask": once approved); "off" for a line that leaves the sandbox. */
+  sandbox: SandboxMode;
 }
 
 /** An item the rm shim moved to the trash. */
@@ -193,11 +216,17 @@ export interface TrashRestoreParams {
 
 /** `approval/request` from the helper: a command that needs a yes. */
 export interface ApprovalRequest {
+  /** "command": a command about to run; "network": a host a running command tries to reach. */
+  kind: "command" | "network";
   /** Safe to show: control, bidirectional and zero-width characters are written as escapes (`\r`, `\x1b`, `\u202e`). */
   command: string;
   /** The line exactly as it will run, present only when it differs from `command`. */
   exactCommand?: string;
-  cwd: string;
+  /** Where it would run (kind "command"). */
+  cwd?: string;
+  /** Kind "network": the host as the command named it, and the port. */
+  host?: string;
+  port?: number;
   reasons: string[];
 }
 

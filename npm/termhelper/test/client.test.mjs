@@ -17,11 +17,12 @@ if (!process.env.TERMHELPER_BIN) {
 /** Starts a helper on a fresh root; closed after the test. */
 async function start(t, opts = {}) {
   const root = mkdtempSync(join(tmpdir(), "termhelper-node-"));
+  const { env, ...rest } = opts;
   const th = await Termhelper.start({
     root,
     // No login shell: the tests must not depend on this machine's rc files.
-    env: { SHELL: "", TERMHELPER_CONFIG_DIR: join(root, ".cfg") },
-    ...opts,
+    env: { SHELL: "", TERMHELPER_CONFIG_DIR: join(root, ".cfg"), ...env },
+    ...rest,
   });
   t.after(async () => {
     await th.close();
@@ -95,6 +96,9 @@ test("a background command's end comes as an exited event", async (t) => {
 test("the approval callback decides", async (t) => {
   const asked = [];
   const { th, root } = await start(t, {
+    // The question for a line the policy asks about: with a sandbox in
+    // force, touch runs confined without one.
+    env: { TERMHELPER_SANDBOX: "off" },
     approval: (req) => {
       asked.push(req);
       return req.command.includes("forbidden") ? "deny" : "allow";
