@@ -66,10 +66,14 @@ func spawn(e *env, args ...string) (*helper, error) {
 	return spawnEnv(e, nil, args...)
 }
 
+// root is the helper's project root: the one place a sandboxed command
+// may write, so the stamps the commands leave go there.
+func (e *env) root() string { return filepath.Join(e.tmp, "root") }
+
 // spawnEnv is spawn with more environment variables for the helper.
 func spawnEnv(e *env, vars []string, args ...string) (*helper, error) {
 	penv, pargs := e.profileArgs()
-	all := append([]string{"--root", filepath.Join(e.tmp, "root"), "--framing", "ndjson"}, pargs...)
+	all := append([]string{"--root", e.root(), "--framing", "ndjson"}, pargs...)
 	cmd := exec.Command(e.bin, append(all, args...)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(e.tmp, "tmp"),
 		"TERMHELPER_CONFIG_DIR="+filepath.Join(e.tmp, "cfg"))

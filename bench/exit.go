@@ -29,7 +29,7 @@ func benchExit(e *env) (result, error) {
 	var floor, th samples
 	n := e.reps(15, 3)
 	for i := range n {
-		stamp := filepath.Join(e.tmp, fmt.Sprintf("exit-%d", i))
+		stamp := filepath.Join(e.root(), fmt.Sprintf("exit-%d", i))
 		command := fmt.Sprintf("%s child stamp -sleep %s -out %s", shellQuote(e.self), sleep, shellQuote(stamp))
 		f, err := floorExit(command, stamp)
 		if err != nil {

@@ -31,7 +31,7 @@ func benchPrompt(e *env) (result, error) {
 	var th samples
 	n := e.reps(20, 3)
 	for i := range n {
-		d, err := promptOnce(h, bash, filepath.Join(e.tmp, fmt.Sprintf("prompt-%d", i)))
+		d, err := promptOnce(h, bash, filepath.Join(e.root(), fmt.Sprintf("prompt-%d", i)))
 		if err != nil {
 			return res, err
 		}
