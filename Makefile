@@ -32,18 +32,24 @@ test-go:
 # test binary (-cpu 1), STRESS_P packages at once, and internal/load
 # spinning on every core, writing and fsyncing large files, and evicting
 # the repository, the Go toolchain and cache and the system's programs
-# from the page cache. Whatever ends the run, the load ends with it.
+# from the page cache. However the run ends (a failure, Ctrl-C, SIGTERM),
+# the load and every test binary end with it: the tests run in a process
+# group of their own that the trap kills, and the load stops by itself if
+# this shell dies without running it.
 STRESS_P       ?= 4
 STRESS_TIMEOUT ?= 45m
 STRESS_RUN     ?= .
 STRESS_PKGS    ?= ./...
 test-stress:
-	@tmp=$$(mktemp -d); load=; \
-	trap 'if [ -n "$$load" ]; then kill $$load 2>/dev/null; wait $$load; fi; rm -rf "$$tmp"' EXIT; \
+	@tmp=$$(mktemp -d); load=; tests=; \
+	trap '[ -z "$$tests" ] || kill -TERM -$$tests 2>/dev/null || kill $$tests; \
+		[ -z "$$load" ] || kill $$load; wait; rm -rf "$$tmp"' EXIT; \
 	trap 'exit 130' INT TERM HUP; \
 	$(GO) build -o "$$tmp/load" ./internal/load || exit 1; \
 	"$$tmp/load" -dir "$$tmp" & load=$$!; \
-	$(GO) test -race -count=1 -cpu 1 -p $(STRESS_P) -timeout $(STRESS_TIMEOUT) -run '$(STRESS_RUN)' $(STRESS_PKGS)
+	$$(command -v setsid) $(GO) test -race -count=1 -cpu 1 -p $(STRESS_P) -timeout $(STRESS_TIMEOUT) \
+		-run '$(STRESS_RUN)' $(STRESS_PKGS) & tests=$$!; \
+	wait $$tests; rc=$$?; tests=; exit $$rc
 
 test-short:
 	$(GO) test -count=1 ./...

@@ -141,6 +141,9 @@ func dropper(ctx context.Context, paths []string, every time.Duration) {
 	defer tick.Stop()
 	for {
 		n, err := dropAll(ctx, paths)
+		if ctx.Err() != nil {
+			return
+		}
 		if err != nil {
 			log.Printf("page cache not dropped: %v", err)
 			every = time.Hour
