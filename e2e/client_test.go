@@ -371,7 +371,7 @@ func pidsWith(s string) []int {
 // line, and fails if one stays.
 func noneLeft(t *testing.T, s string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(watchdog)
 	for time.Now().Before(deadline) {
 		if len(pidsWith(s)) == 0 {
 			return
