@@ -397,6 +397,15 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// gated returns command made to wait until open is called before it
+// runs: a test can take an answer while the command is surely alive, and
+// then let it go on, however slow the machine.
+func gated(t *testing.T, command string) (gatedCommand string, open func()) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	return fmt.Sprintf("while [ ! -e %s ]; do sleep 0.01; done; %s", gate, command),
+		func() { must(t, os.WriteFile(gate, nil, 0o600)) }
+}
+
 var framings = []string{"ndjson", "lsp"}
 
 // nextNote returns the next unsolicited message (a notification, or an

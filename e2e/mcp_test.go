@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -217,18 +218,22 @@ func TestMCPEndReportedWithoutPolling(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
 	require.NoError(t, h.cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"}))
-	res := h.call(map[string]any{"command": "sleep 0.5; exit 7", "background": true, "yield_ms": 0})
+	command, open := gated(t, "exit 7")
+	res := h.call(map[string]any{"command": command, "background": true, "yield_ms": 0})
 	id := structured(t, res).SessionID
 	require.NotEmpty(t, id, text(res))
+	open()
+	line := fmt.Sprintf("[session %s %q exited 7 after", id, command)
 	select {
 	case l := <-h.logs:
 		data, _ := json.Marshal(l.Data)
-		assert.Contains(t, string(data), fmt.Sprintf(`[session %s \"sleep 0.5; exit 7\" exited 7 after`, id))
+		quoted, _ := json.Marshal(line)
+		assert.Contains(t, string(data), strings.Trim(string(quoted), `"`))
 	case <-time.After(watchdog):
 		t.Fatal("no logging notification for the session's end")
 	}
 	res = h.call(map[string]any{"list": true})
-	assert.Regexp(t, fmt.Sprintf(`^\[session %s "sleep 0.5; exit 7" exited 7 after [0-9.]+m?s\]\n`, id), text(res))
+	assert.Regexp(t, `^`+regexp.QuoteMeta(line)+` [0-9.]+m?s\]\n`, text(res))
 	res = h.call(map[string]any{"list": true})
 	assert.NotContains(t, text(res), "exited 7 after", "reported once")
 }

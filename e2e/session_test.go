@@ -150,8 +150,10 @@ func TestBackgroundThatDiesEarlyAnswersFinished(t *testing.T) {
 
 func TestExitedIsNotifiedWithoutPolling(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
-		r := c.exec(map[string]any{"command": "sleep 1; exit 7", "background": true, "yieldMs": 100})
+		command, open := gated(t, "exit 7")
+		r := c.exec(map[string]any{"command": command, "background": true, "yieldMs": 100})
 		require.Equal(t, "background", r.State)
+		open()
 		n := c.note("session/exited")
 		var ex struct {
 			SessionID string
@@ -175,8 +177,10 @@ func TestExitedIsNotifiedWithoutPolling(t *testing.T) {
 
 func TestWaitingIsNotified(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
-		r := c.exec(map[string]any{"command": "sleep 1; read -p 'continue? ' x", "background": true, "yieldMs": 100})
+		command, open := gated(t, "read -p 'continue? ' x")
+		r := c.exec(map[string]any{"command": command, "background": true, "yieldMs": 100})
 		require.Equal(t, "background", r.State)
+		open()
 		n := c.note("session/waiting")
 		assert.Contains(t, string(n.Params), "continue?")
 		c.run("session/kill", map[string]any{"sessionId": r.SessionID, "signal": "SIGKILL"})
@@ -187,8 +191,10 @@ func TestOutputStreamNotifications(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		_, rerr := c.call("initialize", map[string]any{"capabilities": map[string]bool{"outputStream": true}})
 		require.Nil(t, rerr)
-		r := c.exec(map[string]any{"command": "printf '\\033[1mbold\\033[0m\\n'; sleep 2; echo two", "background": true, "yieldMs": 100})
+		two, open := gated(t, "echo two")
+		r := c.exec(map[string]any{"command": "printf '\\033[1mbold\\033[0m\\n'; " + two, "background": true, "yieldMs": 100})
 		require.Equal(t, "background", r.State)
+		open()
 		var got strings.Builder
 		for !strings.Contains(got.String(), "two") {
 			n := c.note("session/output")
