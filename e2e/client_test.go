@@ -406,6 +406,23 @@ func gated(t *testing.T, command string) (gatedCommand string, open func()) {
 		func() { must(t, os.WriteFile(gate, nil, 0o600)) }
 }
 
+// growing calls try with limitMs, then with twice that, and so on up to
+// maxMs, for as long as try reports that the limit came first: a busy
+// machine had not yet got the command to where the test needs it (its
+// children started, its prompt read) when its time limit ended it. A test
+// of a short limit so holds on any machine, and still fails when what it
+// waits for never comes.
+func growing(t *testing.T, limitMs, maxMs int, try func(limitMs int) (early bool)) {
+	t.Helper()
+	for ; limitMs <= maxMs; limitMs *= 2 {
+		if !try(limitMs) {
+			return
+		}
+		t.Logf("a limit of %d ms came before the command got going: again with twice that", limitMs)
+	}
+	t.Fatalf("the command never got going within a limit of %d ms", maxMs)
+}
+
 var framings = []string{"ndjson", "lsp"}
 
 // nextNote returns the next unsolicited message (a notification, or an

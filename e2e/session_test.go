@@ -222,11 +222,17 @@ func TestKillReachesEscapedDescendants(t *testing.T) {
 
 func TestTimeoutGoesOnWhileWaiting(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
-		r := c.exec(map[string]any{"command": "read x", "timeoutMs": 1500})
-		require.Equal(t, "waiting", r.State)
-		r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "until": "exit", "yieldMs": 30000})
-		require.NotNil(t, r.ExitCode)
-		assert.True(t, r.TimedOut)
+		growing(t, 1500, 24000, func(limit int) bool {
+			r := c.exec(map[string]any{"command": "read x", "timeoutMs": limit})
+			if r.ExitCode != nil && r.TimedOut {
+				return true // ended before its read was seen
+			}
+			require.Equal(t, "waiting", r.State)
+			r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "until": "exit", "yieldMs": 30000})
+			require.NotNil(t, r.ExitCode)
+			assert.True(t, r.TimedOut)
+			return false
+		})
 	})
 }
 
