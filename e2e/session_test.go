@@ -243,11 +243,17 @@ func TestUnknownSessionAndResize(t *testing.T) {
 			require.NotNil(t, rerr, m)
 			assert.Equal(t, -32001, rerr.Code, m)
 		}
-		r := c.exec(map[string]any{"command": "read x; stty size", "yieldMs": 5000})
+		r := c.exec(map[string]any{"command": "read x; stty size", "yieldMs": 30000})
 		require.Equal(t, "waiting", r.State)
-		_, rerr := c.call("session/resize", map[string]any{"sessionId": r.SessionID, "cols": 100, "rows": 30})
+		id := r.SessionID
+		_, rerr := c.call("session/resize", map[string]any{"sessionId": id, "cols": 100, "rows": 30})
 		require.Nil(t, rerr)
-		r = c.run("session/write", map[string]any{"sessionId": r.SessionID, "input": "\n", "yieldMs": 10000})
+		r = c.run("session/write", map[string]any{"sessionId": id, "input": "\n", "yieldMs": 30000})
+		if r.ExitCode == nil { // output may come before the exit
+			out := r.Output
+			r = c.run("session/read", map[string]any{"sessionId": id, "until": "exit", "yieldMs": 30000})
+			r.Output = out + r.Output
+		}
 		require.NotNil(t, r.ExitCode)
 		assert.Contains(t, r.Output, "30 100")
 	})
