@@ -407,20 +407,20 @@ func gated(t *testing.T, command string) (gatedCommand string, open func()) {
 }
 
 // growing calls try with limitMs, then with twice that, and so on up to
-// maxMs, for as long as try reports that the limit came first: a busy
-// machine had not yet got the command to where the test needs it (its
-// children started, its prompt read) when its time limit ended it. A test
-// of a short limit so holds on any machine, and still fails when what it
-// waits for never comes.
-func growing(t *testing.T, limitMs, maxMs int, try func(limitMs int) (early bool)) {
+// maxMs, for as long as try reports that the machine outran the limit: it
+// had not got the command to where the test needs it (its children
+// started, its prompt read, its next frame drawn) within it. A test of a
+// short limit so holds on any machine, and still fails when what it waits
+// for never comes.
+func growing(t *testing.T, limitMs, maxMs int, try func(limitMs int) (outrun bool)) {
 	t.Helper()
 	for ; limitMs <= maxMs; limitMs *= 2 {
 		if !try(limitMs) {
 			return
 		}
-		t.Logf("a limit of %d ms came before the command got going: again with twice that", limitMs)
+		t.Logf("this machine outran a limit of %d ms: again with twice that", limitMs)
 	}
-	t.Fatalf("the command never got going within a limit of %d ms", maxMs)
+	t.Fatalf("this machine outran every limit up to %d ms", maxMs)
 }
 
 var framings = []string{"ndjson", "lsp"}

@@ -280,7 +280,12 @@ func TestMCPScreen(t *testing.T) {
 		"background": true, "yield_ms": 0})
 	id := structured(t, res).SessionID
 	h.call(map[string]any{"session_id": id, "until": "stable", "stable_ms": 300})
-	res = h.call(map[string]any{"session_id": id, "screen": true})
+	// The screen as drawn: a shell a busy machine starts late draws after
+	// any quiet period.
+	waitFor(t, "the screen drawn", func() bool {
+		res = h.call(map[string]any{"session_id": id, "screen": true})
+		return res.IsError || strings.Contains(text(res), "cursor at row 4, column 7")
+	})
 	assert.False(t, res.IsError, text(res))
 	assert.Contains(t, text(res), "TOP LINE\n")
 	assert.Contains(t, text(res), "\n  fifth\n")
