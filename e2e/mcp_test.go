@@ -168,7 +168,7 @@ func TestMCPBackgroundPolledListedKilled(t *testing.T) {
 	require.Equal(t, "background", r.State, text(res))
 	id := r.SessionID
 	assert.Contains(t, text(res), "session "+id+" running in the background")
-	res = h.call(map[string]any{"session_id": id, "input": "", "yield_ms": 5000})
+	res = h.call(map[string]any{"session_id": id, "input": "", "yield_ms": 30000})
 	assert.Contains(t, text(res), "tick")
 	res = h.call(map[string]any{"list": true})
 	assert.Contains(t, text(res), "session "+id+" · background")
