@@ -1,8 +1,11 @@
 // Command load keeps a machine as busy as a shared CI runner can be, so
-// that `make test-stress` meets a slow scheduler and a cold disk: a
-// spinner on every core, a writer of large files that fsyncs each one, and
-// a dropper that evicts from the page cache the files tests read (the
-// repository, the Go build cache and toolchain, the system's programs).
+// that `make test-stress` meets a slow scheduler and a cold disk: two
+// spinners per core (a test's process gets a third of a core at most), a
+// loop that starts short-lived programs as a build does (process creation
+// contended, pids recycled), a writer of large files that fsyncs each
+// one, and a dropper that evicts from the page cache the files tests read
+// (the repository, the Go build cache and toolchain, the system's
+// programs).
 //
 // It runs until SIGINT or SIGTERM, until its parent ends (a make killed
 // with SIGKILL leaves no load behind), or until -max has passed, and it
@@ -25,13 +28,18 @@ import (
 )
 
 func main() {
-	spin := flag.Int("spin", runtime.NumCPU(), "busy loops, one per core")
+	spin := flag.Int("spin", 2*runtime.NumCPU(), "busy loops")
+	execs := flag.Int("exec", 1, "loops that start a short-lived program again and again")
 	dir := flag.String("dir", os.TempDir(), "folder for the written files")
 	writeMB := flag.Int("write-mb", 256, "size of each written file, MiB (0: no writer)")
 	drop := flag.String("drop", "", "paths whose pages to drop, "+string(os.PathListSeparator)+"-separated (default: the working folder, the temporary folder, /bin, /usr/bin, /usr/lib, the Go toolchain and build cache)")
 	every := flag.Duration("every", 3*time.Second, "how often the page cache is dropped")
 	maxRun := flag.Duration("max", 2*time.Hour, "the longest the load runs")
+	exit := flag.Bool("exit", false, "exit at once (what the starters run)")
 	flag.Parse()
+	if *exit {
+		return
+	}
 	log.SetPrefix("load: ")
 	log.SetFlags(0)
 
@@ -44,6 +52,9 @@ func main() {
 	for range *spin {
 		go spinner(ctx)
 	}
+	for range *execs {
+		go starter(ctx)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -52,8 +63,8 @@ func main() {
 		}
 	}()
 	paths := dropPaths(*drop)
-	log.Printf("%d spinners, writing %d MiB files in %s, dropping the page cache of %s every %v",
-		*spin, *writeMB, *dir, strings.Join(paths, ", "), *every)
+	log.Printf("%d spinners, %d starters, writing %d MiB files in %s, dropping the page cache of %s every %v",
+		*spin, *execs, *writeMB, *dir, strings.Join(paths, ", "), *every)
 	dropper(ctx, paths, *every)
 	<-done
 }
@@ -88,6 +99,22 @@ func spinner(ctx context.Context) {
 		}
 	}
 	runtime.KeepAlive(x)
+}
+
+// starter runs a program that exits at once, again and again, until ctx
+// ends: what a build does to the process table.
+func starter(ctx context.Context) {
+	self, err := os.Executable()
+	if err != nil {
+		log.Printf("starter stopped: %v", err)
+		return
+	}
+	for ctx.Err() == nil {
+		if err := exec.Command(self, "-exit").Run(); err != nil {
+			log.Printf("starter stopped: %v", err)
+			return
+		}
+	}
 }
 
 // writer writes files of size bytes one after another, fsyncs each and
