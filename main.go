@@ -57,7 +57,7 @@ type flags struct {
 
 func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.root, "root", "", "project root: every command runs inside it (default: the current directory)")
-	fs.StringVar(&f.config, "config", "", "TOML config file (default: .termhelper.toml at the root, else the user's config folder)")
+	fs.StringVar(&f.config, "config", "", "the user's TOML config file (default: config.toml in the user's config folder); the root's .termhelper.toml goes over it and may only narrow it")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 }
 
@@ -151,7 +151,13 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
 	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 	platform.Init()
+	if why := platform.Containment(); why != "" {
+		log.Warn(why)
+	}
 	opts := engine.Options{Root: root, Config: cfg, Log: log}
 	if cache, err := os.UserCacheDir(); err == nil {
 		opts.StateDir = session.StateDir(cache, root)

@@ -27,7 +27,44 @@ type Config struct {
 	MaskEnvOff bool
 	Limits     Limits
 	Policy     PolicyConfig
-	Source     string // the file it came from, "" for defaults
+	Sandbox    SandboxConfig
+	// MCPYieldMs is how long an MCP tool call for a foreground command
+	// waits before it answers with the live session (`mcp_yield_ms`);
+	// 0 waits for the end.
+	MCPYieldMs int
+	// Sources are the files merged over the defaults, in order: the
+	// user's (or --config's), then the project's.
+	Sources []string
+	// Warnings name the keys of the project's file that were ignored
+	// because they would have widened what commands may do, each as
+	// "file:line: key: why".
+	Warnings []string
+}
+
+// The sandbox modes and network modes (`sandbox`, `network`), from the
+// widest to the narrowest.
+const (
+	SandboxOff            = "off"
+	SandboxWorkspaceWrite = "workspace-write"
+	SandboxReadOnly       = "read-only"
+	NetworkOpen           = "open"
+	NetworkProxy          = "proxy"
+	NetworkOff            = "off"
+)
+
+// SandboxConfig is how commands are confined: the mode, the network, and
+// the paths the confinement treats apart. Paths are absolute, "~/"-anchored
+// or relative to the root.
+type SandboxConfig struct {
+	Mode     string // `sandbox`: "workspace-write" (default), "read-only" or "off"
+	Required bool   // `sandbox_required`: no mechanism here fails every command
+	Network  string // `network`: "proxy" (default), "open" or "off"
+	// NetworkAllow extends the egress proxy's built-in list of hosts
+	// (`network_allow`); NetworkDeny refuses hosts even when allowed.
+	NetworkAllow, NetworkDeny []string
+	Writable                  []string // `writable`: more places commands may write
+	Hide                      []string // `hide`: secret places, empty or absent inside
+	Protect                   []string // `protect`: read-only even inside writable places
 }
 
 // Limits are the numeric caps of PROTOCOL.md.
@@ -55,6 +92,8 @@ func Default() Config {
 	return Config{
 		LoginEnv:   true,
 		Unattended: "allow",
+		Sandbox:    SandboxConfig{Mode: SandboxWorkspaceWrite, Network: NetworkProxy},
+		MCPYieldMs: 45000,
 		Limits: Limits{
 			TimeoutMs:         60000,
 			SlowTimeoutMs:     180000,

@@ -26,7 +26,7 @@ func TestDefaults(t *testing.T) {
 	if c.Limits.MaxStreamChars != 16000 || c.Limits.MaxLineChars != 500 || c.Limits.MaxSessions != 64 {
 		t.Errorf("caps: %+v", c.Limits)
 	}
-	if !c.LoginEnv || c.Unattended != "allow" || c.Source != "" {
+	if !c.LoginEnv || c.Unattended != "allow" || c.Sources != nil || c.MCPYieldMs != 45000 {
 		t.Errorf("scalars: %+v", c)
 	}
 	if len(c.Policy.Allow) != 21 {
@@ -58,7 +58,7 @@ slow_commands = ["bazel build"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Shell != "/bin/bash" || cfg.LoginEnv || cfg.Unattended != "deny" || cfg.Source != "x.toml" {
+	if cfg.Shell != "/bin/bash" || cfg.LoginEnv || cfg.Unattended != "deny" || !slices.Equal(cfg.Sources, []string{"x.toml"}) {
 		t.Errorf("scalars: %+v", cfg)
 	}
 	if cfg.Limits.TimeoutMs != 1000 || cfg.Limits.MaxSessions != 8 || cfg.Limits.SlowTimeoutMs != 180000 {
@@ -111,32 +111,36 @@ func TestSearchOrder(t *testing.T) {
 	user := t.TempDir()
 	t.Setenv("TERMHELPER_CONFIG_DIR", user)
 	root := t.TempDir()
+	userFile, projFile := filepath.Join(user, "config.toml"), filepath.Join(root, FileName)
 
 	cfg, err := Load("", root)
-	if err != nil || cfg.Source != "" {
-		t.Fatalf("no files: %v %q", err, cfg.Source)
+	if err != nil || cfg.Sources != nil {
+		t.Fatalf("no files: %v %q", err, cfg.Sources)
 	}
-	writeFile(t, filepath.Join(user, "config.toml"), "[limits]\nmax_sessions = 3\n")
+	writeFile(t, userFile, "[limits]\nmax_sessions = 3\n")
 	cfg, err = Load("", root)
-	if err != nil || cfg.Limits.MaxSessions != 3 || cfg.Source != filepath.Join(user, "config.toml") {
+	if err != nil || cfg.Limits.MaxSessions != 3 || !slices.Equal(cfg.Sources, []string{userFile}) {
 		t.Fatalf("user file: %v %+v", err, cfg)
 	}
-	writeFile(t, filepath.Join(root, FileName), "[limits]\nmax_sessions = 4\n")
+	writeFile(t, projFile, "[limits]\nmax_sessions = 2\n")
 	cfg, err = Load("", root)
-	if err != nil || cfg.Limits.MaxSessions != 4 || cfg.Source != filepath.Join(root, FileName) {
-		t.Fatalf("root file wins over user file: %v %+v", err, cfg)
+	if err != nil || cfg.Limits.MaxSessions != 2 || !slices.Equal(cfg.Sources, []string{userFile, projFile}) {
+		t.Fatalf("the project's file goes over the user's: %v %+v", err, cfg)
 	}
 	explicit := filepath.Join(t.TempDir(), "other.toml")
 	writeFile(t, explicit, "[limits]\nmax_sessions = 5\n")
 	cfg, err = Load(explicit, root)
-	if err != nil || cfg.Limits.MaxSessions != 5 || cfg.Source != explicit {
-		t.Fatalf("explicit wins: %v %+v", err, cfg)
+	if err != nil || cfg.Limits.MaxSessions != 2 || !slices.Equal(cfg.Sources, []string{explicit, projFile}) {
+		t.Fatalf("--config replaces the user's file, under the project's: %v %+v", err, cfg)
+	}
+	if cfg, err = Load(projFile, root); err != nil || !slices.Equal(cfg.Sources, []string{projFile}) {
+		t.Fatalf("--config naming the project's file reads it once, as the user's: %v %+v", err, cfg)
 	}
 	if _, err := Load(filepath.Join(root, "missing.toml"), root); err == nil {
 		t.Fatal("a missing --config file must be an error")
 	}
-	writeFile(t, filepath.Join(root, FileName), "bogus = 1\n")
-	if _, err := Load("", root); err == nil || !strings.Contains(err.Error(), filepath.Join(root, FileName)+":1: bogus") {
+	writeFile(t, projFile, "bogus = 1\n")
+	if _, err := Load("", root); err == nil || !strings.Contains(err.Error(), projFile+":1: bogus") {
 		t.Fatalf("error must name the file: %v", err)
 	}
 }

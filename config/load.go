@@ -15,13 +15,22 @@ import (
 // fileConfig mirrors the TOML layout. Pointers tell "absent" from "zero" so
 // that only keys present in the file override the defaults.
 type fileConfig struct {
-	Shell      *string    `toml:"shell"`
-	LoginEnv   *bool      `toml:"login_env"`
-	Unattended *string    `toml:"unattended"`
-	Encoding   *string    `toml:"encoding"`
-	MaskEnv    *[]string  `toml:"mask_env"` // nil: absent; empty: masking off
-	Limits     fileLimits `toml:"limits"`
-	Policy     filePolicy `toml:"policy"`
+	Shell           *string    `toml:"shell"`
+	LoginEnv        *bool      `toml:"login_env"`
+	Unattended      *string    `toml:"unattended"`
+	Encoding        *string    `toml:"encoding"`
+	MaskEnv         *[]string  `toml:"mask_env"` // nil: absent; empty: masking off
+	Sandbox         *string    `toml:"sandbox"`
+	SandboxRequired *bool      `toml:"sandbox_required"`
+	Network         *string    `toml:"network"`
+	NetworkAllow    []string   `toml:"network_allow"`
+	NetworkDeny     []string   `toml:"network_deny"`
+	Writable        []string   `toml:"writable"`
+	Hide            []string   `toml:"hide"`
+	Protect         []string   `toml:"protect"`
+	MCPYieldMs      *int       `toml:"mcp_yield_ms"`
+	Limits          fileLimits `toml:"limits"`
+	Policy          filePolicy `toml:"policy"`
 }
 
 type fileLimits struct {
@@ -41,68 +50,124 @@ type filePolicy struct {
 	SlowCommands   []string `toml:"slow_commands"`
 }
 
-// Load finds the config file (explicit, else <root>/.termhelper.toml, else
-// UserDir()/config.toml), decodes it strictly and merges it over Default().
-// No file at all is not an error; a missing explicit file is.
+// Load merges, over Default(), the user's config (explicit, the --config
+// file, else UserDir()/config.toml) and then the project's own
+// <root>/.termhelper.toml. The project's file comes with the repository,
+// so it may only narrow: keys that would widen what commands may do are
+// ignored, each named in Config.Warnings. No file at all is not an error;
+// a missing explicit file is.
 func Load(explicit, root string) (Config, error) {
-	path, err := find(explicit, root)
-	if err != nil || path == "" {
+	user, err := userFile(explicit)
+	if err != nil {
 		return Default(), err
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Default(), fmt.Errorf("config: %w", err)
+	cfg := Default()
+	if user != "" {
+		if cfg, err = loadFile(cfg, user, false); err != nil {
+			return Default(), err
+		}
 	}
-	project := explicit == "" && root != "" && path == filepath.Join(root, FileName)
-	return parse(path, data, project)
+	if proj := projectFile(root); proj != "" && !sameFile(proj, user) {
+		if cfg, err = loadFile(cfg, proj, true); err != nil {
+			return Default(), err
+		}
+	}
+	return cfg, nil
 }
 
-// find returns the first config file of the search order that exists.
-func find(explicit, root string) (string, error) {
+// userFile is the explicit file, which must exist, else the user's
+// config.toml if there is one.
+func userFile(explicit string) (string, error) {
 	if explicit != "" {
 		if _, err := os.Stat(explicit); err != nil {
 			return "", fmt.Errorf("config: %w", err)
 		}
 		return explicit, nil
 	}
-	candidates := []string{}
-	if root != "" {
-		candidates = append(candidates, filepath.Join(root, FileName))
+	dir, err := UserDir()
+	if err != nil {
+		return "", nil
 	}
-	if dir, err := UserDir(); err == nil {
-		candidates = append(candidates, filepath.Join(dir, "config.toml"))
-	}
-	for _, c := range candidates {
-		if st, err := os.Stat(c); err == nil && !st.IsDir() {
-			return c, nil
-		}
-	}
-	return "", nil
+	return existing(filepath.Join(dir, "config.toml")), nil
 }
 
-// Parse decodes data (read from path, used in messages) and merges it over
-// Default().
-func Parse(path string, data []byte) (Config, error) { return parse(path, data, false) }
+func projectFile(root string) string {
+	if root == "" {
+		return ""
+	}
+	return existing(filepath.Join(root, FileName))
+}
 
-// parse is Parse for the user's file, or for the project's own file, which
-// comes with a cloned repository and so may not lift a protection.
-func parse(path string, data []byte, project bool) (Config, error) {
+func existing(path string) string {
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return path
+	}
+	return ""
+}
+
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+func loadFile(base Config, path string, project bool) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return base, fmt.Errorf("config: %w", err)
+	}
+	return parse(base, path, data, project)
+}
+
+// Parse decodes data (read from path, used in messages) as the user's
+// config and merges it over Default().
+func Parse(path string, data []byte) (Config, error) { return parse(Default(), path, data, false) }
+
+// ParseProject decodes data as a project's own file and merges it over
+// base, which it may only narrow.
+func ParseProject(base Config, path string, data []byte) (Config, error) {
+	return parse(base, path, data, true)
+}
+
+// parse decodes one file strictly, checks its values, and merges it over
+// base: a user's file as it says, a project's file only where it narrows.
+func parse(base Config, path string, data []byte, project bool) (Config, error) {
 	var fc fileConfig
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(&fc); err != nil {
-		return Default(), decodeError(path, err)
+		return base, decodeError(path, err)
 	}
-	cfg := Default()
-	cfg.Source = path
-	fc.mergeInto(&cfg)
-	if err := firstErr(validateRemovals(fc.Policy), validateMaskEnv(fc.MaskEnv, project), validate(cfg)); err != nil {
-		var ke *keyError
-		if errors.As(err, &ke) {
-			ke.file, ke.line = path, keyLine(data, ke.key)
-		}
-		return Default(), err
+	if err := fc.check(); err != nil {
+		return base, placed(err, path, data)
 	}
+	cfg := base.clone()
+	if project {
+		cfg.Warnings = append(cfg.Warnings, warnings(fc.mergeProject(&cfg), path, data)...)
+	} else {
+		fc.mergeInto(&cfg)
+	}
+	cfg.Sources = append(cfg.Sources, path)
 	return cfg, nil
+}
+
+// check validates the file's own values, as they would stand over the
+// defaults.
+func (fc fileConfig) check() error {
+	probe := Default()
+	fc.mergeInto(&probe)
+	return firstErr(validateRemovals(fc), validateMaskEnv(fc.MaskEnv), validate(probe))
+}
+
+// placed fills in the file and line of a bad value.
+func placed(err error, path string, data []byte) error {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		ke.file, ke.line = path, keyLine(data, ke.key)
+	}
+	return err
 }
 
 // decodeError rewrites go-toml's errors as "file:line: key: problem".
@@ -129,6 +194,8 @@ func (fc fileConfig) mergeInto(c *Config) {
 	setIf(&c.LoginEnv, fc.LoginEnv)
 	setIf(&c.Unattended, fc.Unattended)
 	setIf(&c.Encoding, fc.Encoding)
+	setIf(&c.MCPYieldMs, fc.MCPYieldMs)
+	fc.mergeSandbox(&c.Sandbox)
 	if fc.MaskEnv != nil {
 		c.MaskEnv = mergeList(c.MaskEnv, *fc.MaskEnv)
 		c.MaskEnvOff = len(*fc.MaskEnv) == 0
@@ -148,6 +215,17 @@ func (fc fileConfig) mergeInto(c *Config) {
 	p.SlowCommands = mergeList(p.SlowCommands, fc.Policy.SlowCommands)
 }
 
+func (fc fileConfig) mergeSandbox(s *SandboxConfig) {
+	setIf(&s.Mode, fc.Sandbox)
+	setIf(&s.Required, fc.SandboxRequired)
+	setIf(&s.Network, fc.Network)
+	s.NetworkAllow = mergeList(s.NetworkAllow, fc.NetworkAllow)
+	s.NetworkDeny = mergeList(s.NetworkDeny, fc.NetworkDeny)
+	s.Writable = mergeList(s.Writable, fc.Writable)
+	s.Hide = mergeList(s.Hide, fc.Hide)
+	s.Protect = mergeList(s.Protect, fc.Protect)
+}
+
 func setIf[T any](dst *T, v *T) {
 	if v != nil {
 		*dst = *v
@@ -156,7 +234,7 @@ func setIf[T any](dst *T, v *T) {
 
 // mergeList extends base with add. An entry "!x" removes x instead; it is
 // only honoured for lists where removal can only make things stricter or
-// slower (validate rejects it elsewhere).
+// slower (validateRemovals rejects it elsewhere).
 func mergeList(base, add []string) []string {
 	out := append([]string(nil), base...)
 	for _, a := range add {

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -33,7 +34,37 @@ func validate(c Config) error {
 	if err := validateLimits(c.Limits); err != nil {
 		return err
 	}
+	if c.MCPYieldMs != 0 && c.MCPYieldMs < 1000 {
+		return bad("mcp_yield_ms", "must be 0 (wait for the end) or at least 1000, not %d", c.MCPYieldMs)
+	}
+	if err := validateSandbox(c.Sandbox); err != nil {
+		return err
+	}
 	return validatePolicy(c.Policy)
+}
+
+func validateSandbox(s SandboxConfig) error {
+	if !slices.Contains(sandboxModes, s.Mode) {
+		return bad("sandbox", "must be %q, %q or %q, not %q", SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff, s.Mode)
+	}
+	if !slices.Contains(networkModes, s.Network) {
+		return bad("network", "must be %q, %q or %q, not %q", NetworkProxy, NetworkOpen, NetworkOff, s.Network)
+	}
+	for key, hosts := range map[string][]string{"network_allow": s.NetworkAllow, "network_deny": s.NetworkDeny} {
+		for _, h := range hosts {
+			if h == "" || strings.ContainsAny(h, " \t\n/\\@") {
+				return bad(key, "%q is not a host name, a glob such as *.github.com, or an IP address", h)
+			}
+		}
+	}
+	for key, paths := range map[string][]string{"writable": s.Writable, "hide": s.Hide, "protect": s.Protect} {
+		for _, p := range paths {
+			if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
+				return bad(key, "empty entry")
+			}
+		}
+	}
+	return nil
 }
 
 // validateShell refuses relative paths: a project's own .termhelper.toml must
@@ -94,14 +125,10 @@ func validatePolicy(p PolicyConfig) error {
 
 // validateMaskEnv wants plain variable names: no blanks, no "=", and no
 // "!" (the built-in rule is a pattern on names, not a list to remove
-// from). A project's own config, which comes with a cloned repository,
-// may not turn masking off: that belongs in the user's own config.
-func validateMaskEnv(names *[]string, project bool) error {
+// from).
+func validateMaskEnv(names *[]string) error {
 	if names == nil {
 		return nil
-	}
-	if project && len(*names) == 0 {
-		return bad("mask_env", "a project's %s cannot turn masking off; set it in the user's config", FileName)
 	}
 	for _, n := range *names {
 		if n == "" || strings.ContainsAny(n, "= \t\n!") {
@@ -111,22 +138,28 @@ func validateMaskEnv(names *[]string, project bool) error {
 	return nil
 }
 
-// validateRemovals rejects "!" entries in lists where removing a built-in
-// entry would weaken protection: a project's own .termhelper.toml (which
-// comes with a cloned repository) may add blocks but never lift them.
-func validateRemovals(p filePolicy) error {
+// validateRemovals rejects "!" entries in lists where removing an entry
+// would weaken protection (a config adds blocks and protections, never
+// lifts them), and in lists that only extend a built-in list kept
+// elsewhere.
+func validateRemovals(fc fileConfig) error {
 	lists := []struct {
 		key     string
 		entries []string
 	}{
-		{"policy.deny", p.Deny},
-		{"policy.protected_paths", p.ProtectedPaths},
-		{"policy.lock_files", p.LockFiles},
+		{"policy.deny", fc.Policy.Deny},
+		{"policy.protected_paths", fc.Policy.ProtectedPaths},
+		{"policy.lock_files", fc.Policy.LockFiles},
+		{"network_deny", fc.NetworkDeny},
+		{"hide", fc.Hide},
+		{"protect", fc.Protect},
+		{"network_allow", fc.NetworkAllow},
+		{"writable", fc.Writable},
 	}
 	for _, l := range lists {
 		for _, e := range l.entries {
 			if strings.HasPrefix(strings.TrimSpace(e), "!") {
-				return bad(l.key, "%q: protections can be added, not removed", e)
+				return bad(l.key, "%q: entries can be added, not removed", e)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -150,12 +151,18 @@ func TestRmGoesToTrashAndComesBack(t *testing.T) {
 	raw, rerr := c.call("trash/list", nil)
 	require.Nil(t, rerr)
 	var list struct {
-		Entries []struct{ ID, OriginalPath, Command string }
+		Entries []struct {
+			ID, Path, Command string
+			DeletedAt         time.Time
+			Size              int64
+		}
 	}
 	require.NoError(t, json.Unmarshal(raw, &list))
 	require.Len(t, list.Entries, 1)
 	real, _ := filepath.EvalSymlinks(root)
-	assert.Equal(t, filepath.Join(real, "build"), list.Entries[0].OriginalPath)
+	assert.Equal(t, filepath.Join(real, "build"), list.Entries[0].Path)
+	assert.WithinDuration(t, time.Now(), list.Entries[0].DeletedAt, time.Hour)
+	assert.Equal(t, int64(5), list.Entries[0].Size)
 	assert.Contains(t, list.Entries[0].Command, "rm -rf build")
 	_, rerr = c.call("trash/restore", map[string]any{"id": list.Entries[0].ID})
 	require.Nil(t, rerr)

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
@@ -17,11 +20,79 @@ const (
 	Always Decision = "always" // allow, and remember the command's name (and subcommand)
 )
 
-// ApprovalRequest is a command the policy asks about.
+// ApprovalRequest is a command the policy asks about, safe to show: a
+// host's dialog is a terminal or a web view, where a carriage return or an
+// escape sequence in the command could draw another command over it. So
+// Command, Cwd and Reasons show every control character as an escape
+// (\r, \x1b, \u202e: see Shown); newlines and tabs stay. When that
+// changes the command, ExactCommand is the line exactly as it will run,
+// and a reason says so.
 type ApprovalRequest struct {
-	Command string
-	Cwd     string
-	Reasons []string
+	Command      string
+	ExactCommand string // "" when it is Command
+	Cwd          string
+	Reasons      []string
+}
+
+// hiddenReason is the reason added when the command holds characters a
+// dialog would not show as they are.
+const hiddenReason = `the command holds control or invisible characters, shown escaped (\r, \x1b, \u202e); exactCommand is the line as it will run`
+
+// newApprovalRequest builds the request for command in dir, with the
+// policy's reasons.
+func newApprovalRequest(command, dir string, reasons []string) ApprovalRequest {
+	req := ApprovalRequest{Command: Shown(command), Cwd: Shown(dir), Reasons: []string{}}
+	for _, r := range reasons {
+		req.Reasons = append(req.Reasons, Shown(r))
+	}
+	if req.Command != command {
+		req.ExactCommand = command
+		req.Reasons = append(req.Reasons, hiddenReason)
+	}
+	return req
+}
+
+// Shown writes s so that what a terminal or a browser shows is what it
+// holds: C0 and C1 controls (but newline and tab), DEL, bytes that are not
+// UTF-8, and the characters that reorder or hide text (bidirectional
+// controls, zero-width characters, line and paragraph separators) become
+// escapes such as \r, \x1b, \x7f, \u0085, \u202e.
+func Shown(s string) string {
+	if !strings.ContainsFunc(s, hidden) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case hidden(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// hidden reports whether r is drawn as something other than itself.
+func hidden(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return true
+	case r == 0x061c, r >= 0x200b && r <= 0x200f, r >= 0x2028 && r <= 0x202e,
+		r >= 0x2060 && r <= 0x2069, r == 0xfeff:
+		return true
+	}
+	return false
 }
 
 // Approver asks the person behind the host. An error (the host is gone,
@@ -47,23 +118,23 @@ func approverFor(ctx context.Context, h Host) Approver {
 	return h.Approver
 }
 
-// approve decides whether command may run in dir: hard blocks are refused,
-// harmless lines run, the rest is asked of a host that can answer, or
-// follows the config's unattended rule.
-func (e *Engine) approve(ctx context.Context, command, dir string) error {
+// approve decides whether command may run in dir with the request's env:
+// hard blocks are refused, harmless lines run, the rest is asked of a host
+// that can answer, or follows the config's unattended rule.
+func (e *Engine) approve(ctx context.Context, command, dir string, env map[string]*string) error {
 	if e.opts.Policy == nil {
 		return nil
 	}
 	h := e.currentHost()
 	h.Approver = approverFor(ctx, h)
-	v := e.opts.Policy.CheckDir(command, dir, h.Trusted)
+	v := e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: h.Trusted, Env: env})
 	switch {
 	case v.Decision == policy.Deny:
 		return blocked(v.Reasons)
 	case v.Decision == policy.Allow && h.Trusted:
 		return nil
 	case h.Approver != nil:
-		return e.ask(ctx, h.Approver, ApprovalRequest{Command: command, Cwd: dir, Reasons: nonNil(v.Reasons)})
+		return e.ask(ctx, h.Approver, command, newApprovalRequest(command, dir, v.Reasons))
 	case !h.Trusted:
 		return notApproved("an untrusted command needs approval, and the host cannot give it", v.Reasons)
 	case e.opts.Config.Unattended == "deny":
@@ -72,7 +143,7 @@ func (e *Engine) approve(ctx context.Context, command, dir string) error {
 	return nil // the host approves what it sends: it has its own dialog
 }
 
-func (e *Engine) ask(ctx context.Context, a Approver, req ApprovalRequest) error {
+func (e *Engine) ask(ctx context.Context, a Approver, command string, req ApprovalRequest) error {
 	d, err := a.Approve(ctx, req)
 	if err != nil {
 		e.log.Info("approval not given", "err", err)
@@ -84,7 +155,7 @@ func (e *Engine) ask(ctx context.Context, a Approver, req ApprovalRequest) error
 	case Allow:
 		return nil
 	case Always:
-		e.remember(req.Command)
+		e.remember(command)
 		return nil
 	}
 	return notApproved(ErrDeclined.Error(), req.Reasons)

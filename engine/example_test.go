@@ -43,7 +43,7 @@ func Example() {
 
 	// A command the policy does not allow outright is asked of the
 	// Approver first; its output comes back cleaned.
-	r, _ := eng.Run(context.Background(), engine.RunParams{Command: "printf '\\033[31mred\\033[0m\\n'; exit 3"})
+	r, _ := eng.Run(context.Background(), engine.RunParams{Command: "sh -c \"printf '\\033[31mred\\033[0m\\n'; exit 3\""})
 	fmt.Println(strings.TrimSpace(r.Output), session.Summary(r)[:6])
 
 	// A harmless one runs without asking.
@@ -59,10 +59,9 @@ func Example() {
 	_, err := eng.Run(context.Background(), engine.RunParams{Command: "sudo true"})
 	fmt.Println(err)
 	// Output:
-	// approve "printf '\\033[31mred\\033[0m\\n'; exit 3"? yes
+	// approve "sh -c \"printf '\\033[31mred\\033[0m\\n'; exit 3\""? yes
 	// red exit 3
 	// true 0
-	// approve "sleep 0.2"? yes
 	// background true
 	// blocked by policy: "sudo" in "sudo true": runs as another user
 }

@@ -38,7 +38,7 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 	if err != nil {
 		return session.Result{}, err
 	}
-	if err := e.approve(ctx, p.Command, spec.Dir); err != nil {
+	if err := e.approve(ctx, p.Command, spec.Dir, p.Env); err != nil {
 		return session.Result{}, err
 	}
 	sess, err := e.mgr.Start(spec)

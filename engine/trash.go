@@ -15,7 +15,8 @@ func (e *Engine) TrashList() ([]trash.Entry, error) {
 	return trash.List(e.opts.TrashDir)
 }
 
-// TrashRestore puts a trash entry back where it was; it never overwrites.
+// TrashRestore puts a trash entry back where it was, only inside the root
+// and never through a symbolic link; it never overwrites.
 func (e *Engine) TrashRestore(id string) (trash.Entry, error) {
 	if id == "" {
 		return trash.Entry{}, errParams("field %q is required", FieldID)
@@ -23,8 +24,10 @@ func (e *Engine) TrashRestore(id string) (trash.Entry, error) {
 	if e.opts.TrashDir == "" {
 		return trash.Entry{}, errParams("no trash for this root")
 	}
-	en, err := trash.Restore(e.opts.TrashDir, id)
+	en, err := trash.Restore(e.opts.TrashDir, e.opts.Root, id)
 	switch {
+	case errors.Is(err, trash.ErrOutside):
+		return en, errParams("%v: not restored; the item stays in the trash", err)
 	case errors.Is(err, trash.ErrNotFound):
 		return en, errParams("no trash entry %q", id)
 	case errors.Is(err, trash.ErrExists):

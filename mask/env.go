@@ -9,6 +9,15 @@ import (
 // secret, wherever they appear in it, whatever their case.
 var DefaultNames = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"}
 
+// PasswordParts are the parts of a name, between underscores, that make it
+// a password's (MYSQL_PWD, SMTP_PASS, DB_PASSWD), and PasswordNames the
+// names tools read a password from that no rule above catches. PWD and
+// OLDPWD are the shell's working folders, not passwords.
+var (
+	PasswordParts = []string{"PASS", "PASSWD", "PWD", "PASSPHRASE"}
+	PasswordNames = []string{"SSHPASS", "REDISCLI_AUTH", "NPM_CONFIG__AUTH"}
+)
+
 // MinSecretLen is the shortest value taken for a secret: shorter values
 // (flags, counts, short words) would mask ordinary output everywhere.
 const MinSecretLen = 8
@@ -18,8 +27,9 @@ const MinSecretLen = 8
 var notSecret = []string{"true", "false", "yes", "no", "on", "off", "enabled", "disabled", "none", "null", "undefined"}
 
 // SecretValues returns the values to mask among env ("NAME=value"): those
-// of variables whose name contains one of DefaultNames (case-insensitive),
-// or is one of names (compared without case). A value is skipped when it
+// of variables whose name contains one of DefaultNames, has one of
+// PasswordParts between underscores, is one of PasswordNames, or is one of
+// names (all compared without case). A value is skipped when it
 // is shorter than MinSecretLen bytes or a setting word such as "true" or
 // "disabled". Paths are kept: a base64 token may start with a slash too.
 // The result is sorted and has no duplicates.
@@ -43,8 +53,13 @@ func secretName(name string, extra []string) bool {
 			return true
 		}
 	}
-	return slices.ContainsFunc(extra, func(n string) bool { return strings.EqualFold(n, name) })
+	if upper != "PWD" && upper != "OLDPWD" && slices.ContainsFunc(strings.Split(upper, "_"), isPasswordPart) {
+		return true
+	}
+	return slices.Contains(PasswordNames, upper) || slices.ContainsFunc(extra, func(n string) bool { return strings.EqualFold(n, name) })
 }
+
+func isPasswordPart(part string) bool { return slices.Contains(PasswordParts, part) }
 
 func secretValue(v string) bool {
 	switch {

@@ -29,6 +29,12 @@ func TestSecretValues(t *testing.T) {
 	if !slices.Contains(got, "service-value-long") {
 		t.Fatalf("a configured name is masked too: %q", got)
 	}
+	pw := SecretValues([]string{"MYSQL_PWD=mysql-pass-1", "smtp_pass=smtp-pass-2", "DB_PASSWD=db-pass-3",
+		"PGPASSWORD=pg-pass-4", "SSHPASS=ssh-pass-5", "REDISCLI_AUTH=redis-pass-6", "GPG_PASSPHRASE=gpg-pass-7",
+		"PWD=/home/user/project", "OLDPWD=/home/user/other", "COMPASS_HOME=/opt/compass", "PGPASSFILE=/home/u/.pgpass"}, nil)
+	if want := []string{"db-pass-3", "gpg-pass-7", "mysql-pass-1", "pg-pass-4", "redis-pass-6", "smtp-pass-2", "ssh-pass-5"}; !slices.Equal(pw, want) {
+		t.Fatalf("password names: %q, want %q", pw, want)
+	}
 	if got := SecretValues(nil, nil); len(got) != 0 {
 		t.Fatalf("no env, no secrets: %q", got)
 	}

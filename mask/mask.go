@@ -12,8 +12,12 @@ import (
 // Replacement stands for a masked secret.
 const Replacement = "********"
 
-// Masker replaces secrets in a stream of bytes. Every byte that belongs to
-// an occurrence of a secret is masked, and each run of such bytes (where
+// Masker replaces secrets in a stream of bytes as a terminal shows it:
+// secrets are looked for in the visible text (see visible.go), so colour
+// codes or control characters between a secret's characters do not hide
+// it, and the escape sequences among its characters are kept, after its
+// Replacement. Every byte that belongs to an occurrence of a secret is
+// masked, and each run of such bytes (where
 // occurrences overlap or touch) becomes one Replacement, so that no part
 // of an overlapping secret is left in clear. The output does not depend on
 // how the input is split into writes: a Masker holds back only a tail that
@@ -36,6 +40,7 @@ type Masker struct {
 	join, out   []byte // reused buffers
 	spans       []span
 	heldScratch []byte
+	proj        projection // the visible text of the bytes at hand
 }
 
 type span struct{ start, end int }
@@ -50,7 +55,9 @@ func New(secrets []string) *Masker {
 }
 
 // Add masks secret from now on. Bytes already returned stay as they were.
+// What a terminal would not show of secret itself is left out of it.
 func (m *Masker) Add(secret string) {
+	secret = visible(secret)
 	if secret == "" || slices.ContainsFunc(m.secrets, func(s []byte) bool { return string(s) == secret }) {
 		return
 	}
@@ -104,14 +111,35 @@ func (m *Masker) Flush() []byte {
 	return out
 }
 
+// maxHeld bounds the bytes held back: a tail that begins a secret and is
+// followed by this much invisible output (or one escape sequence this
+// long) is let go, the beginning of the secret masked.
+const maxHeld = 4096
+
 // process masks buf up to the first byte that may start a secret not yet
 // complete (all of it when final) and keeps the rest for later.
 func (m *Masker) process(buf []byte, final bool) []byte {
-	spans := m.find(buf)
-	cut := len(buf)
+	p := &m.proj
+	p.project(buf, final)
+	spans := m.find(p.vis)
+	cut := len(p.vis)
 	if !final {
-		cut = m.partialStart(buf)
+		cut = m.partialStart(p.vis)
 	}
+	if !final && len(buf)-p.raw(cut) > maxHeld {
+		p.project(buf, true)
+		spans = append(m.find(p.vis), span{cut, len(p.vis)})
+		cut = len(p.vis)
+	}
+	return m.emit(buf, spans, cut)
+}
+
+// emit writes buf up to the visible byte cut with each run of masked
+// visible bytes replaced by one Replacement (the invisible bytes among
+// them kept, in their place), and holds the rest.
+func (m *Masker) emit(buf []byte, spans []span, cut int) []byte {
+	p := &m.proj
+	cutRaw := p.raw(cut)
 	out, pos, pre, lastEnd := m.out[:0], 0, 0, -1
 	if cut == 0 {
 		pre = m.pre // nothing decided: what was known stays known
@@ -121,27 +149,43 @@ func (m *Masker) process(buf []byte, final bool) []byte {
 		for i++; i < len(spans) && spans[i].start <= r.end; i++ {
 			r.end = max(r.end, spans[i].end)
 		}
-		out = append(out, buf[pos:r.start]...)
+		out = append(out, buf[pos:p.raw(r.start)]...)
 		if r.start > 0 || !m.lastMasked {
 			out = append(out, Replacement...)
 		}
-		lastEnd, pos = r.end, min(r.end, cut)
+		last := min(r.end, cut)
+		out = m.invisibleIn(out, buf, r.start, last)
+		lastEnd, pos = r.end, p.raw(last-1)+1
 		if r.end > cut {
 			pre = r.end - cut
 		}
 	}
 	if len(out) == 0 && pos == 0 {
-		out = buf[:cut] // nothing masked: no copy
+		out = buf[:cutRaw] // nothing masked: no copy
 	} else {
-		out = append(out, buf[pos:cut]...)
+		out = append(out, buf[pos:cutRaw]...)
 		m.out = out
 	}
 	if cut > 0 {
 		m.lastMasked = lastEnd >= cut
 	}
-	m.heldScratch = append(m.heldScratch[:0], buf[cut:]...)
+	m.heldScratch = append(m.heldScratch[:0], buf[cutRaw:]...)
 	m.held, m.heldScratch = m.heldScratch, m.held
 	m.pre = pre
+	return out
+}
+
+// invisibleIn appends the invisible bytes between the visible bytes start
+// and end-1 of a masked run: they change the terminal's state, not the
+// text.
+func (m *Masker) invisibleIn(out, buf []byte, start, end int) []byte {
+	p := &m.proj
+	if p.segs == nil {
+		return out
+	}
+	for k := start; k+1 < end; k++ {
+		out = append(out, buf[p.raw(k)+1:p.raw(k+1)]...)
+	}
 	return out
 }
 

@@ -6,28 +6,39 @@ import (
 	"testing"
 )
 
-// reference masks the whole input at once, the plain way: mark every byte
-// of every occurrence, then write one Replacement per run of marked bytes.
+// reference masks the whole input at once, the plain way: mark every
+// visible byte of every occurrence in the visible text, then write the
+// input with one Replacement per run of marked visible bytes, the
+// invisible bytes kept where they are.
 func reference(secrets []string, in string) string {
-	marked := make([]bool, len(in))
+	var p projection
+	p.project([]byte(in), true)
+	vis := string(p.vis)
+	marked := make([]bool, len(vis))
 	for _, s := range secrets {
+		s = visible(s)
 		if s == "" {
 			continue
 		}
-		for i := 0; i+len(s) <= len(in); i++ {
-			if in[i:i+len(s)] == s {
+		for i := 0; i+len(s) <= len(vis); i++ {
+			if vis[i:i+len(s)] == s {
 				for k := i; k < i+len(s); k++ {
 					marked[k] = true
 				}
 			}
 		}
 	}
+	rawToVis := map[int]int{}
+	for k := range vis {
+		rawToVis[p.raw(k)] = k
+	}
 	var b strings.Builder
 	for i := 0; i < len(in); i++ {
+		k, shown := rawToVis[i]
 		switch {
-		case !marked[i]:
+		case !shown || !marked[k]:
 			b.WriteByte(in[i])
-		case i == 0 || !marked[i-1]:
+		case k == 0 || !marked[k-1]:
 			b.WriteString(Replacement)
 		}
 	}
@@ -138,6 +149,7 @@ func FuzzMaskSplit(f *testing.F) {
 	f.Add("aa", "aaaaa", uint16(1), uint16(2))
 	f.Add("abcdefgh\x00defghijklm\x00xyzxyzxyz", "abcdefghijklm xyzxyzxyzxyz abcdefg", uint16(4), uint16(20))
 	f.Add("\x1b[0m\x00pass", "\x1b[0mpass\x1b[0", uint16(0), uint16(4))
+	f.Add("sk-redteam-0123", "key sk-r\x1b[medteam-0\x1b]0;t\x07123\x00 sk-r\x1b[1;3", uint16(6), uint16(9))
 	f.Fuzz(func(t *testing.T, secretList, in string, a, b uint16) {
 		secrets := strings.Split(secretList, "\x00")
 		want := reference(secrets, in)
@@ -145,10 +157,70 @@ func FuzzMaskSplit(f *testing.F) {
 		if got := stream(secrets, in, cuts); got != want {
 			t.Fatalf("secrets %q in %q cut %v: %q, want %q", secrets, in, cuts, got, want)
 		}
+		var p projection
+		p.project([]byte(want), true)
 		for _, s := range secrets {
-			if s != "" && !strings.Contains(s, "*") && strings.Contains(want, s) {
+			if s = visible(s); s != "" && !strings.Contains(s, "*") && strings.Contains(string(p.vis), s) {
 				t.Fatalf("secret %q left in %q", s, want)
 			}
 		}
 	})
+}
+
+// A secret split by escape sequences or control characters shows whole
+// on a terminal: it is masked, and the sequences stay.
+func TestMaskSeesThroughEscapes(t *testing.T) {
+	const key = "sk-redteam-0123456789"
+	for _, tc := range []struct{ in, want string }{
+		{"sk-r\x1b[medteam-0123456789\r\n", "********\x1b[m\r\n"},
+		{"a sk-r\x1b]8;;http://x\x1b\\edteam\x00-0123456789 b", "a ********\x1b]8;;http://x\x1b\\\x00 b"},
+		{"sk-r\x1b(Bedteam-\x07\x7f0123456789", "********\x1b(B\x07\x7f"},
+		{"\x1b[31msk-redteam-0123456789\x1b[0m", "\x1b[31m********\x1b[0m"},
+		{"sk-r\redteam-0123456789", "sk-r\redteam-0123456789"}, // a rewrite: for the renderer
+	} {
+		if got := stream([]string{key}, tc.in, nil); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+		for i := 0; i <= len(tc.in); i++ {
+			if got := stream([]string{key}, tc.in, []int{i}); got != tc.want {
+				t.Fatalf("%q cut at %d: got %q, want %q", tc.in, i, got, tc.want)
+			}
+		}
+	}
+}
+
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ttext\r\n":                  "plain\ttext\r\n",
+		"\x1b[1;31mred\x1b[0m":             "red",
+		"\x1b]0;title\x07a\x1b]0;t\x1b\\b": "ab",
+		"\x1bPq#0;2;0;0;0\x1b\\c":          "c",
+		"\x1b(0x\x1b(B":                    "x",
+		"\x1b7d\x1b8":                      "d",
+		"a\x00b\x08c\x7fd":                 "abcd",
+		"\x1b[12\x1b[me":                   "e",  // a sequence cut short by another
+		"\x1b[1\x18f":                      "f",  // CAN ends it
+		"\x1b]unterminated":                "",   // whole: the rest is the string
+		"é\x1b[mè":                         "éè", // UTF-8 untouched
+	} {
+		if got := visible(in); got != want {
+			t.Errorf("visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A beginning of a secret followed by endless invisible output is let go,
+// masked, rather than held for ever.
+func TestMaskHoldIsBounded(t *testing.T) {
+	m := New([]string{"hunter22-secret"})
+	out := string(m.Write([]byte("ok hunter")))
+	for range 200 {
+		out += string(m.Write([]byte("\x1b[0m\x1b[0m\x1b[0m\x1b[0m\x1b[0m\x1b[0m\x1b[0m\x1b[0m")))
+	}
+	if !strings.HasPrefix(out, "ok "+Replacement+"\x1b[0m") || strings.Contains(out, "hunter") {
+		t.Fatalf("got %q", out[:min(len(out), 40)])
+	}
+	if len(m.held) > maxHeld {
+		t.Fatalf("holding %d bytes", len(m.held))
+	}
 }

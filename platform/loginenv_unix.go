@@ -23,6 +23,7 @@ func waitDetached(cmd *exec.Cmd) {
 // leave stops waiting for cmd: the reaper may take it, should it end
 // before the helper.
 func leave(cmd *exec.Cmd) {
+	markDetached(cmd.Process.Pid)
 	unregister(cmd.Process.Pid)
 	cmd.Process.Release()
 }

@@ -203,12 +203,15 @@ func treeMembers(pid int, tag string) []int {
 		}
 	})
 	in := map[int]bool{}
+	sole := subreaper && soleTree(pid)
 	for _, st := range all {
 		// Only an orphan (adopted by the helper, a subreaper, or by init)
 		// can have lost every link to the command but its tag; the others
-		// are reached through their parents below.
+		// are reached through their parents below. One that lost its tag
+		// too is the only live command's (see strays_linux.go).
 		orphan := st.ppid == self || st.ppid == 1
-		if st.pid == pid || st.pgrp == pid || st.session == pid || (orphan && hasTag(st.pid, tag)) {
+		if st.pid == pid || st.pgrp == pid || st.session == pid || (orphan && hasTag(st.pid, tag)) ||
+			(sole && st.ppid == self && unclaimed(st.pid)) {
 			in[st.pid] = true
 		}
 	}

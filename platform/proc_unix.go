@@ -24,6 +24,7 @@ type sysProcess struct {
 	master *os.File // pty mode: the terminal's master side
 	stdin  *os.File // pipes mode: the write end of the input, closed by Close
 	tag    string
+	cg     *treeCgroup // the command's own cgroup (Linux), nil without one
 
 	mu     sync.Mutex
 	exited bool
@@ -63,17 +64,19 @@ func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
 		cmd.Stderr = errW
 	}
 	cmd.SysProcAttr = sysProcAttr(true)
-	if err := startRegistered(cmd); err != nil {
+	cmd, cg, err := startContained(cmd, newTreeCgroup())
+	if err != nil {
 		master.Close()
 		closeAll(errR, errW)
 		return nil, err
 	}
+	addTree(cmd.Process.Pid)
 	closeAll(errW)
 	p := &Process{Pid: cmd.Process.Pid, Output: master, Input: master}
 	if errR != nil {
 		p.Stderr = errR
 	}
-	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag}
+	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag, cg: cg}
 	p.initial = initialInput{data: spec.Stdin, to: master}
 	return p, nil
 }
@@ -95,15 +98,17 @@ func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = sysProcAttr(false)
-	if err := startRegistered(cmd); err != nil {
+	cmd, cg, err := startContained(cmd, newTreeCgroup())
+	if err != nil {
 		closeAll(outR, outW, errR, errW, inR, inW)
 		return nil, err
 	}
+	addTree(cmd.Process.Pid)
 	closeAll(outW, errW, inR)
 	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR}
 	// The input is written then closed, whether or not the command reads it.
 	p.initial = initialInput{data: spec.Stdin, to: inW, close: inW}
-	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag}
+	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag, cg: cg}
 	return p, nil
 }
 
@@ -178,37 +183,56 @@ func (p *Process) Wait() (Exit, error) {
 }
 
 // Alive reports whether any process of the command's tree is still running.
+// Once none is, the tree's cgroup is removed.
 func (p *Process) Alive() bool {
-	if unix.Kill(-p.Pid, 0) == nil {
-		return true // the group answers without a look at /proc
+	if unix.Kill(-p.Pid, 0) == nil || p.sys.cg.populated() {
+		return true // the group or the cgroup answers without a look at /proc
 	}
-	if !mayHaveStrays() {
-		return false
+	if mayHaveStrays() && len(treeMembers(p.Pid, p.sys.tag)) > 0 {
+		return true
 	}
-	return len(treeMembers(p.Pid, p.sys.tag)) > 0
+	p.sys.cg.release()
+	forgetTree(p.Pid)
+	return false
 }
 
 // Kill ends the whole tree: sig first, then SIGKILL for whatever is left
 // after grace. It returns once nothing of the tree is left, or after a
 // bounded number of attempts at processes that cannot be killed.
 func (p *Process) Kill(sig Signal, grace time.Duration) {
+	if cg := p.sys.cg; cg.populated() {
+		if sig != SIGKILL {
+			signalTree(p.Pid, p.sys.tag, syscall.Signal(sig))
+			cg.signal(syscall.Signal(sig))
+			waitUntil(grace, func() bool { return !cg.populated() && len(treeMembers(p.Pid, p.sys.tag)) == 0 })
+		}
+		cg.killAll()
+		sig = SIGKILL
+	}
 	KillTree(p.Pid, p.sys.tag, sig, grace)
+	p.sys.cg.release()
+	forgetTree(p.Pid)
 }
 
 // KillTree ends every process of the tree rooted at pid or carrying tag.
 func KillTree(pid int, tag string, sig Signal, grace time.Duration) {
 	if sig != SIGKILL {
 		signalTree(pid, tag, syscall.Signal(sig))
-		deadline := time.Now().Add(grace)
-		for pause := 5 * time.Millisecond; time.Now().Before(deadline) && len(treeMembers(pid, tag)) > 0; pause = min(2*pause, 50*time.Millisecond) {
-			time.Sleep(pause)
-		}
+		waitUntil(grace, func() bool { return len(treeMembers(pid, tag)) == 0 })
 	}
 	for range 60 {
 		if signalTree(pid, tag, syscall.SIGKILL) == 0 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitUntil waits up to grace for gone to hold.
+func waitUntil(grace time.Duration, gone func() bool) {
+	deadline := time.Now().Add(grace)
+	for pause := 5 * time.Millisecond; time.Now().Before(deadline) && !gone(); pause = min(2*pause, 50*time.Millisecond) {
+		time.Sleep(pause)
 	}
 }
 
@@ -244,6 +268,7 @@ func (p *Process) StopReading() {
 // It also ends a pending write of the initial input that a descendant
 // holding the input open never read.
 func (p *Process) Close() {
+	p.sys.cg.release() // once the tree is gone; else Kill or Alive will
 	if p.sys.stdin != nil {
 		p.sys.stdin.Close()
 	}

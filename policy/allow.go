@@ -5,30 +5,41 @@ import (
 )
 
 // builtinsAllowed only change the shell's own state for the rest of the line
-// (the next command starts afresh in the root), so asking about them would
-// only teach people to click "allow" without reading.
+// (the next command starts afresh in the root), or print what the shell
+// or the system already shows, or wait: asking about them would only teach
+// people to click "allow" without reading. They need no allow entry. What
+// they read or assign is still judged: read and printf -v set variables
+// (read PATH asks as PATH=x does), set alone prints every variable.
 var builtinsAllowed = map[string]bool{
 	"cd": true, "pushd": true, "popd": true, "true": true, "false": true,
 	":": true, "test": true, "[": true,
+	// What bash reads as [[ ]], a POSIX sh reads as a command named [[,
+	// which does not exist: harmless either way.
+	"[[":   true,
+	"exit": true, "return": true, "break": true, "continue": true, "shift": true,
+	"wait": true, "sleep": true, "read": true, "printf": true, "type": true,
+	"jobs": true, "times": true, "dirs": true, "set": true, "unset": true,
+	"basename": true, "dirname": true, "seq": true, "nproc": true, "expr": true,
+	"id": true, "tty": true, "clear": true,
 }
 
 // checkAllowed asks about c unless its name (and leading words) match an
 // allow entry and it does nothing that writes.
 func (a *analyzer) checkAllowed(c cmd, name string) {
-	if builtinsAllowed[name] {
+	if builtinsAllowed[name] || name == "command" && len(c.words) > 1 && hasField("-v -V", c.words[1].text) {
 		return
 	}
 	if !a.onAllowList(c) {
-		a.ask(c.words[0].raw, c.text, "not on the allow list")
+		a.askSoft(c.words[0].raw, c.text, "not on the allow list")
 		return
 	}
 	if check := writeChecks[cmdBase(name)]; check != nil {
 		if part, why := check(c); why != "" {
-			a.ask(part, c.text, why)
+			a.askSoft(part, c.text, why)
 		}
 	}
 	if c.extra {
-		a.ask(c.words[0].raw, c.text, "gets arguments that cannot be known before running")
+		a.askSoft(c.words[0].raw, c.text, "gets arguments that cannot be known before running")
 	}
 }
 

@@ -38,6 +38,9 @@ func AlwaysName(command string) string {
 			return true // "cd web && npm test" is about npm
 		}
 		key, _ = commandKey(last.words)
+		if base := cmdBase(last.words[0].text); isInterpreter(base) || isShell(base) {
+			key = scriptKey(last.words)
+		}
 		done = true
 		return false
 	})
@@ -48,6 +51,39 @@ func AlwaysName(command string) string {
 		return ""
 	}
 	return strings.Join(key, " ")
+}
+
+// scriptOpts may come before the script an interpreter runs without
+// changing what runs: buffering, warnings, optimisation, quiet.
+const scriptOpts = "-u -B -O -OO -q -s -S -E -I -P --no-warnings --enable-source-maps --trace-warnings" +
+	" --trace-uncaught --no-deprecation -w -W -x -e -o"
+
+// scriptKey is what "always" remembers of an interpreter or shell: the
+// script or module it runs (python3 tools/gen.py, python3 -m pytest, bash
+// build.sh), so that approving one script approves no other. Code given
+// inline (python3 -c, node -e, bash -c) or on stdin gets no entry: the
+// next piece of code is another program, and "always" counts as "allow"
+// that once.
+func scriptKey(ws []word) []string {
+	key := []string{ws[0].text}
+	shell := isShell(cmdBase(ws[0].text))
+	for i := 1; i < len(ws); i++ {
+		t := ws[i].text
+		switch {
+		case !ws[i].known || ws[i].glob:
+			return nil
+		case t == "-m" && !shell && i+1 < len(ws) && ws[i+1].known:
+			return append(key, t, ws[i+1].text)
+		case !strings.HasPrefix(t, "-") || t == "-":
+			if t == "-" || isStdinPath(t) {
+				return nil
+			}
+			return append(key, t)
+		case !hasField(scriptOpts, t) || shell && strings.ContainsAny(t, "cs") || !shell && (t == "-e" || t == "-x" || t == "-o"):
+			return nil // -c, -e, -r, -p, -i... or an option that may take the next word
+		}
+	}
+	return nil
 }
 
 // matchAlways reports whether an entry from the "always" store allows the

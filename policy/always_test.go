@@ -133,3 +133,44 @@ func TestAlwaysNonPOSIX(t *testing.T) {
 		t.Errorf("npm publish: %+v", v)
 	}
 }
+
+// TestAlwaysForInterpreters: "always" on an interpreter remembers the
+// script or module it runs, and nothing for code given inline.
+func TestAlwaysForInterpreters(t *testing.T) {
+	cases := map[string]string{
+		"python3 -c 'print(1)'":          "",
+		"python3":                        "",
+		"python3 - < x.py":               "",
+		"node -e 'console.log(1)'":       "",
+		"node --require ./x.js app.js":   "",
+		"perl -e 'print 1'":              "",
+		"ruby -e 'puts 1'":               "",
+		"bash -c 'npm test'":             "",
+		"bash -lc 'make'":                "",
+		"sh":                             "",
+		"python3 tools/gen.py --out x":   "python3 tools/gen.py",
+		"python3 -u tools/gen.py":        "python3 tools/gen.py",
+		"python3 -m pytest -k slow":      "python3 -m pytest",
+		"node server.js":                 "node server.js",
+		"node --enable-source-maps a.js": "node a.js",
+		"bash build.sh release":          "bash build.sh",
+		"bash -x build.sh":               "bash build.sh",
+		"sh -e ./ci.sh":                  "sh ./ci.sh",
+		"python3 $SCRIPT":                "",
+	}
+	for cmd, want := range cases {
+		if got := AlwaysName(cmd); got != want {
+			t.Errorf("AlwaysName(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	p := alwaysPolicy(t, AlwaysName("python3 tools/gen.py"), AlwaysName("python3 -m pytest"), AlwaysName("bash build.sh"))
+	for cmd, want := range map[string]Decision{
+		"python3 tools/gen.py --fast": Allow, "python3 -m pytest tests": Allow, "bash build.sh release": Allow,
+		"python3 -c 'import os'": Ask, "python3 evil.py": Ask, "python3 -m pip install x": Ask,
+		"bash evil.sh": Ask, "bash -c 'rm -rf build'": Ask, "python3 -u tools/gen.py": Ask,
+	} {
+		if v := p.Check(cmd, true); v.Decision != want {
+			t.Errorf("%q: got %s %q, want %s", cmd, v.Decision, v.Reasons, want)
+		}
+	}
+}

@@ -16,12 +16,19 @@ type analyzer struct {
 	p     *Policy
 	r     *report
 	env   *shellEnv
+	kind  shellKind            // the shell that runs this code
+	langs []syntax.LangVariant // the readings it could make (kind.langs)
+	lang  syntax.LangVariant   // the reading being judged
 	src   string
 	where string // "" for the line itself, "inside bash -c" for nested code
 	depth int
 	seen  map[*syntax.BinaryCmd]bool
 	// guessing: judging a command under an assumed name (see judgeAs).
 	guessing bool
+	// outBound: this code's output reaches the answer whole (see
+	// boundStmts); bound: its statements that pass that on.
+	outBound bool
+	bound    map[*syntax.Stmt]bool
 	allow    [][]string // the config's allow list: word prefixes
 	always   [][]string // the "always" entries, read once per check (matchAlways)
 }
@@ -43,42 +50,58 @@ type assignment struct {
 	val  word
 }
 
-func (p *Policy) analyze(command, dir string) *report {
+// analyze judges a line into r. The request's env is the shell's own from
+// the start: with HOME=/ in it, rm -rf ~ deletes /.
+func (p *Policy) analyze(r *report, command, dir string, reqEnv map[string]*string) {
+	vars := map[string]string{}
+	for name, v := range reqEnv {
+		if v != nil {
+			vars[name] = *v
+		}
+	}
 	a := &analyzer{
-		p:      p,
-		r:      &report{},
-		allow:  splitEntries(p.cfg.Policy.Allow),
-		always: splitEntries(p.alwaysEntries()),
-		env:    &shellEnv{home: p.home, cwd: dir, vars: map[string]string{}, ppid: strconv.Itoa(p.procs.helperPID)},
+		p:        p,
+		r:        r,
+		kind:     p.kind,
+		langs:    p.kind.langs(),
+		outBound: true,
+		allow:    splitEntries(p.cfg.Policy.Allow),
+		always:   splitEntries(p.alwaysEntries()),
+		env:      &shellEnv{home: p.home, cwd: dir, vars: vars, ppid: strconv.Itoa(p.procs.helperPID)},
 	}
 	a.run(command)
-	return a.r
 }
 
 func parse(src string) (*syntax.File, error) {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 }
 
-// run parses and walks src with this analyzer's state.
+// run parses src in every reading its shell could make and walks each
+// from the same state.
 func (a *analyzer) run(src string) {
-	f, err := parse(src)
-	if err != nil {
-		a.ask("", "", "cannot parse the command: "+err.Error())
-		return
+	rs := a.readings(src)
+	start := a.env.clone()
+	for i, r := range rs {
+		if i > 0 {
+			a.env = start.clone()
+		}
+		a.src, a.lang = src, r.lang
+		a.seen = map[*syntax.BinaryCmd]bool{}
+		a.bound = a.boundStmts(r.file)
+		syntax.Walk(r.file, a.visit)
 	}
-	a.src = src
-	a.seen = map[*syntax.BinaryCmd]bool{}
-	syntax.Walk(f, a.visit)
 }
 
-// nested analyses code the line hands to another shell (sh -c, eval,
+// nested analyses code the line hands to a shell of kind (sh -c, eval,
 // watch). env carries assignments made for that shell only.
-func (a *analyzer) nested(code, where string, env *shellEnv) {
+// bound says whether what the code prints reaches the answer whole.
+func (a *analyzer) nested(code, where string, env *shellEnv, kind shellKind, bound bool) {
 	if a.depth >= maxDepth {
 		a.ask(code, "", "shell code nested too deep to judge")
 		return
 	}
-	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing, allow: a.allow, always: a.always}
+	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing,
+		allow: a.allow, always: a.always, kind: kind, langs: kind.langs(), outBound: bound}
 	sub.run(code)
 }
 
@@ -86,8 +109,21 @@ func (a *analyzer) deny(part, in, why string) {
 	a.r.denyf(part, in, a.withWhere(why))
 }
 
+// ask records what no confinement makes harmless: a line that cannot be
+// read, or that may match a deny rule.
 func (a *analyzer) ask(part, in, why string) {
-	a.r.askf(part, in, a.withWhere(why))
+	a.r.note(askHard, part, in, a.withWhere(why))
+}
+
+// askSoft records what a sandbox holds: an unknown program, a write, a
+// read of a path outside the root that is no secret.
+func (a *analyzer) askSoft(part, in, why string) {
+	a.r.note(askSoft, part, in, a.withWhere(why))
+}
+
+// askSecret records a read of a secret.
+func (a *analyzer) askSecret(part, in, why string) {
+	a.r.note(askSecret, part, in, a.withWhere(why))
 }
 
 func (a *analyzer) withWhere(why string) string {
@@ -107,18 +143,22 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		}
 	case *syntax.FuncDecl:
 		a.funcDecl(n)
+	case *syntax.ParamExp:
+		a.paramRead(n)
+	case *syntax.ArithmExp:
+		a.arithNames(n.X)
 	case *syntax.ArithmCmd:
+		a.arithNames(n.X)
 		if arithmUsesNames(n.X) {
-			a.ask(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
+			a.askSoft(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
 		}
 	case *syntax.LetClause:
-		a.ask(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
+		a.arithNames(n)
+		a.askSoft(nodeText(a.src, n), "", "arithmetic on variables can run commands hidden in their values")
 	case *syntax.TestClause:
 		a.testClause(n)
 	case *syntax.CoprocClause:
-		a.ask(nodeText(a.src, n), "", "starts a coprocess")
-	case *syntax.DeclClause:
-		a.decl(n)
+		a.askSoft(nodeText(a.src, n), "", "starts a coprocess")
 	case *syntax.ForClause:
 		a.forLoop(n)
 	}
@@ -149,8 +189,11 @@ func (a *analyzer) forLoop(f *syntax.ForClause) {
 }
 
 func (a *analyzer) stmt(s *syntax.Stmt) {
-	if call, ok := s.Cmd.(*syntax.CallExpr); ok {
-		a.simple(a.newCmd(s, call))
+	switch x := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		a.simple(a.newCmd(s, x))
+	case *syntax.DeclClause:
+		a.decl(s, x)
 	}
 	for _, r := range s.Redirs {
 		a.redirect(s, r)
@@ -203,12 +246,14 @@ func (a *analyzer) testClause(t *syntax.TestClause) {
 			switch b.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
 				risky = risky || !isNumberTest(b.X) || !isNumberTest(b.Y)
+				a.arithNames(b.X)
+				a.arithNames(b.Y)
 			}
 		}
 		return !risky
 	})
 	if risky {
-		a.ask(nodeText(a.src, t), "", "arithmetic on variables can run commands hidden in their values")
+		a.askSoft(nodeText(a.src, t), "", "arithmetic on variables can run commands hidden in their values")
 	}
 }
 
@@ -223,19 +268,30 @@ func isNumberTest(x syntax.TestExpr) bool {
 
 // decl handles export/declare/local/readonly: they assign like a bare
 // assignment and are themselves judged like a command name.
-func (a *analyzer) decl(d *syntax.DeclClause) {
+func (a *analyzer) decl(s *syntax.Stmt, d *syntax.DeclClause) {
 	text := nodeText(a.src, d)
-	c := cmd{text: text, words: []word{{raw: d.Variant.Value, text: d.Variant.Value, known: true}}}
+	c := cmd{text: text, stmt: s, words: []word{{raw: d.Variant.Value, text: d.Variant.Value, known: true}}}
+	flags := ""
 	for _, as := range d.Args {
 		if as.Name == nil {
+			if as.Value != nil {
+				w := a.env.word(a.src, as.Value)
+				flags += w.text
+				c.words = append(c.words, w)
+			}
 			continue
 		}
 		asg := a.assignment(as)
+		c.words = append(c.words, word{raw: asg.raw, text: asg.raw, known: true})
 		if !as.Naked {
 			a.track(asg)
+			if strings.Contains(flags, "n") && a.p.secretVar(asg.val.text) {
+				a.askSecret(asg.raw, text, "makes a name for "+asg.val.text+secretWhy)
+			}
 		}
-		a.checkAssign(asg, text)
+		a.checkVar(asg, text, d.Variant.Value != "export" && !strings.Contains(flags, "x"))
 	}
+	dumpRule(a, c)
 	a.checkAllowed(c, d.Variant.Value)
 }
 

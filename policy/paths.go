@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path"
-	"runtime"
 	"strings"
 
 	"github.com/termhelper/termhelper/config"
@@ -51,6 +50,11 @@ func (a *analyzer) broad(w word) (targetKind, string) {
 		}
 	}
 	kind, why := a.classify(dir)
+	if alt := a.linkedTarget(dir); alt != "" {
+		if k, w := a.classify(alt); k > kind {
+			kind, why = k, w+" (through a symbolic link)"
+		}
+	}
 	switch {
 	case !all:
 		return kind, why
@@ -60,6 +64,19 @@ func (a *analyzer) broad(w word) (targetKind, string) {
 		return kind, "everything in " + why
 	}
 	return notBroad, ""
+}
+
+// linkedTarget is where a delete of p acts when a symbolic link on the way
+// leads elsewhere (links/home/* is the home folder's content), or "".
+func (a *analyzer) linkedTarget(p string) string {
+	if a.env.cwd == "" && !isAbsPath(p) {
+		return ""
+	}
+	real := a.p.logical(kernelParent(a.env.cwd, p))
+	if real == joinPath(a.env.cwd, p) {
+		return ""
+	}
+	return real
 }
 
 // classify places a path (relative to the working directory) among the
@@ -76,6 +93,8 @@ func (a *analyzer) classify(p string) (targetKind, string) {
 	p = joinPath(a.env.cwd, p)
 	root, home := a.p.root, a.env.homeDir()
 	switch {
+	case isDriveRoot(p):
+		return kindEverything, "a whole drive"
 	case p == "/":
 		return kindEverything, "the whole file system"
 	case p == root:
@@ -99,22 +118,29 @@ func inside(dir, p string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
 
+// systemTops, in lower case: macOS and Windows name them without regard
+// to case.
 var systemTops = map[string]bool{
-	"usr": true, "etc": true, "var": true, "opt": true, "home": true, "Users": true,
-	"System": true, "Library": true, "Applications": true, "private": true, "nix": true,
+	"usr": true, "etc": true, "var": true, "opt": true, "home": true, "users": true,
+	"system": true, "library": true, "applications": true, "private": true, "nix": true,
 	"snap": true, "boot": true, "lib": true, "bin": true, "sbin": true, "proc": true,
-	"sys": true, "dev": true, "root": true, "srv": true, "Volumes": true,
+	"sys": true, "dev": true, "root": true, "srv": true, "volumes": true,
+	"windows": true, "program files": true, "program files (x86)": true, "programdata": true,
 }
 
-// isSystemDir: any top folder (/etc, /tmp), and the second level of the
-// system's own trees (/usr/local, /home/bob, /Users/bob).
+// isSystemDir: any top folder (/etc, /tmp, C:/Windows), and the second
+// level of the system's own trees (/usr/local, /home/bob, /Users/bob,
+// C:/Users/bob).
 func isSystemDir(p string) bool {
 	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) > 1 && isDriveRoot(parts[0]) {
+		parts = parts[1:]
+	}
 	switch len(parts) {
 	case 1:
 		return true
 	case 2:
-		return systemTops[parts[0]]
+		return systemTops[strings.ToLower(parts[0])]
 	}
 	return false
 }
@@ -137,7 +163,7 @@ type protector struct {
 	// globAll: a glob that matches every name (*) is judged too. Writes
 	// leave it to the broad-target rules; a read of * could read a key.
 	globAll bool
-	fold    bool // match without regard to case (caseFolding)
+	fold    bool // match without regard to case (foldsCase)
 }
 
 type protPattern struct {
@@ -147,8 +173,8 @@ type protPattern struct {
 	anchor string   // "" for a name matched at any depth; else the folder it is relative to
 }
 
-func newProtector(pc config.PolicyConfig, root, home, userDir string) *protector {
-	pr := &protector{fold: caseFolding}
+func newProtector(pc config.PolicyConfig, root, home, userDir string, fold bool) *protector {
+	pr := &protector{fold: fold}
 	for _, raw := range append(append([]string(nil), pc.ProtectedPaths...), pc.LockFiles...) {
 		pr.add(raw, root, home)
 	}
@@ -181,8 +207,8 @@ func (pr *protector) add(raw, root, home string) {
 	pr.patterns = append(pr.patterns, p)
 }
 
-// caseFolding: macOS and Windows file systems find .ENV as .env.
-var caseFolding = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+// foldsCase: macOS and Windows file systems find .ENV as .env.
+func foldsCase(goos string) bool { return goos == "darwin" || goos == "windows" }
 
 // isAbsPath is path.IsAbs, and a Windows drive path (C:/Users) too.
 func isAbsPath(p string) bool {
@@ -290,7 +316,7 @@ func (pr *protector) elemsMatch(pats, elems []string) bool {
 // sample names the pattern matches (".env" and ".envx" for ".env*").
 func elemMatch(pat, elem string, globAll bool) bool {
 	if strings.Contains(elem, unknown) {
-		return false
+		return pat == "*" // /proc/$$/environ is /proc/*/environ
 	}
 	if ok, _ := path.Match(pat, elem); ok {
 		return true

@@ -1,142 +1,108 @@
 package policy
 
 import (
-	"path/filepath"
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
-
-// readSpec says which words of a reading command name what it reads.
-type readSpec struct {
-	args  string // options taking the next word as a value that is not a path
-	files string // options whose value is a file it reads (grep -f, file -m)
-	// pattern: the first operand is a pattern, not a path (grep), unless
-	// one of patOpts gave it.
-	pattern bool
-	patOpts string
-	// recursive options make it read everything under a folder; all: it
-	// always does (tree, du, rg). Then, given no path, it reads ".".
-	recursive string
-	all       bool
-	dot       bool // given no path, it lists "." (ls)
-}
-
-// readers are the programs of the default allow list that read files, and
-// those often added to it. What they print reaches the model, so what they
-// read is checked (checkReads).
-var readers = map[string]readSpec{
-	"cat":  {},
-	"tac":  {args: "-s --separator"},
-	"nl":   {args: "-b -d -f -h -i -l -n -s -v -w"},
-	"head": {args: "-n -c --lines --bytes"},
-	"tail": {args: "-n -c --lines --bytes -s --sleep-interval --pid"},
-	"less": {args: "-b -h -j -p -x -y -z -P -T --pattern --tabs -# --shift", files: "-k -o -O --lesskey-file"},
-	"more": {args: "-n --lines"},
-	"wc":   {files: "--files0-from"},
-	"file": {args: "-F -e -P --separator --exclude --parameter", files: "-m -f --magic-file --files-from"},
-	"stat": {args: "-c -t --format --printf"},
-	"ls": {args: "-I -w -T --ignore --hide --width --tabsize --color --format --sort --time --time-style" +
-		" --quoting-style --block-size --indicator-style", recursive: "-R --recursive", dot: true},
-	"tree": {args: "-L -P -I -o -H -T --charset --filelimit --timefmt --sort", all: true},
-	"du":   {args: "-d -B -t --max-depth --block-size --threshold --exclude --time-style", files: "-X --exclude-from --files0-from", all: true},
-	"grep": {args: "-e --regexp -A -B -C -m -d -D --context --after-context --before-context --max-count --include --exclude" +
-		" --exclude-dir --color --colour --label --binary-files --devices --directories --group-separator",
-		files: "-f --file --exclude-from", pattern: true, patOpts: "-e -f --regexp --file",
-		recursive: "-r -R --recursive --dereference-recursive"},
-	"rg": {args: "-A -B -C -m -M -j -g -t -T -E --glob --iglob --type --type-not --max-count --max-columns" +
-		" --threads --max-depth --color --colors --encoding --sort --sortr --type-add --pre --pre-glob" +
-		" --context-separator --field-match-separator --path-separator --replace -r -e --regexp",
-		files: "-f --file --ignore-file", pattern: true, patOpts: "-e -f --regexp --file", all: true},
-	"ag":      {args: "-A -B -C -m -G -g --ignore --ignore-dir --depth --file-search-regex", files: "-p --path-to-ignore", pattern: true, all: true},
-	"sort":    {args: "-k -t -S -T --key --field-separator --buffer-size --temporary-directory --parallel -o --output", files: "--files0-from"},
-	"uniq":    {args: "-f -s -w --skip-fields --skip-chars --check-chars"},
-	"cut":     {args: "-b -c -d -f --bytes --characters --delimiter --fields --output-delimiter"},
-	"base64":  {args: "-w --wrap"},
-	"xxd":     {args: "-c -g -l -n -o -s -C --cols --groupsize --len --name --seek"},
-	"hexdump": {args: "-e -n -s"},
-	"od":      {args: "-A -j -N -S -t -w --address-radix --skip-bytes --read-bytes --strings --format --width"},
-	"strings": {args: "-n -t -e --bytes --radix --encoding"},
-	"md5sum":  {}, "sha1sum": {}, "sha256sum": {}, "sha512sum": {}, "shasum": {args: "-a --algorithm"},
-	"cksum": {}, "b2sum": {},
-	"diff": {args: "-U -C -W -I -x -X --unified --context --width --ignore-matching-lines --exclude --label",
-		recursive: "-r --recursive"},
-	"cmp":    {args: "-i -n --ignore-initial --bytes"},
-	"comm":   {},
-	"paste":  {args: "-d --delimiters"},
-	"column": {args: "-c -s -o -t -N -R -E -W"},
-	"fold":   {args: "-w --width"},
-	"rev":    {},
-	"bat":    {args: "-l -H -r -m --language --highlight-line --line-range --map-syntax --theme --style --tabs --wrap"},
-	"jq":     {args: "--indent --arg --argjson --slurpfile --rawfile -L", files: "-f --from-file", pattern: true, patOpts: "-f --from-file"},
-}
-
-func init() {
-	for _, alias := range []string{"egrep", "fgrep", "zgrep"} {
-		readers[alias] = readers["grep"]
-	}
-	r := readers["grep"]
-	r.all = true
-	readers["rgrep"] = r
-	for _, alias := range []string{"zcat", "bzcat", "xzcat"} {
-		readers[alias] = readers["cat"]
-	}
-}
 
 // readArgs is what a reading command's words say it reads.
 type readArgs struct {
 	paths     []word // files and folders it reads
 	recursive bool
+	follow    bool // the recursion follows the symbolic links it meets
+}
+
+// optState is what the options seen so far have said.
+type optState struct {
+	ra       readArgs
+	patGiven bool // an option gave the pattern (grep -e): every operand is a path
+	noOps    bool // an option said the operands are not paths (jq --args)
 }
 
 // parse walks the words as getopt would: options (with their values,
 // separate or attached, short options grouped), then operands.
 func (s readSpec) parse(ws []word) readArgs {
-	var ra readArgs
+	var st optState
 	var ops []word
-	patGiven, opts := false, true
+	opts := true
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
 		t := w.text
 		switch {
 		case opts && t == "--":
 			opts = false
-		case opts && strings.HasPrefix(t, "--") && len(t) > 2:
-			i += s.longOption(&ra, &patGiven, ws[i:])
+		case opts && (strings.HasPrefix(t, "--") || s.whole && strings.HasPrefix(t, "-")) && len(t) > 2:
+			i += s.longOption(&st, ws[i:])
 		case opts && strings.HasPrefix(t, "-") && len(t) > 1 && !strings.HasPrefix(t, unknown):
-			i += s.shortOptions(&ra, &patGiven, ws[i:])
+			i += s.shortOptions(&st, ws[i:])
 		default:
 			ops = append(ops, w)
 		}
 	}
-	if s.pattern && !patGiven && len(ops) > 0 {
+	ra := st.ra
+	ra.paths = append(ra.paths, s.operands(ops, st)...)
+	ra.recursive = ra.recursive || s.all
+	ra.follow = ra.recursive && (ra.follow || s.followAll)
+	if s.extra != nil {
+		ra.paths = append(ra.paths, s.extra(ws)...)
+	}
+	return ra
+}
+
+// operands picks the operands that are paths.
+func (s readSpec) operands(ops []word, st optState) []word {
+	if s.pattern && !st.patGiven && len(ops) > 0 {
 		ops = ops[1:]
 	}
-	ra.recursive = ra.recursive || s.all
-	if len(ops) == 0 && (ra.recursive || s.dot) {
-		ops = []word{{raw: ".", text: ".", known: true}}
+	if s.assigns {
+		ops = slices.DeleteFunc(slices.Clone(ops), func(w word) bool { return awkAssign.MatchString(w.text) })
 	}
-	ra.paths = append(ra.paths, ops...)
-	return ra
+	switch {
+	case s.ops == opsNone || st.noOps:
+		return nil
+	case s.ops == opsFirst && len(ops) > 1:
+		return ops[:1]
+	case len(ops) == 0 && (st.ra.recursive || s.all || s.dot):
+		return []word{{raw: ".", text: ".", known: true}}
+	}
+	return ops
+}
+
+// awkAssign is an awk operand that sets a variable rather than naming a file.
+var awkAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// flag notes what an option without a value says.
+func (s readSpec) flag(st *optState, name string) {
+	st.patGiven = st.patGiven || hasField(s.patOpts, name)
+	st.ra.recursive = st.ra.recursive || hasField(s.recursive, name)
+	st.ra.follow = st.ra.follow || hasField(s.follow, name)
+	st.noOps = st.noOps || hasField(s.stop, name)
 }
 
 // longOption handles --name or --name=value at ws[0] and returns how many
 // more words it used.
-func (s readSpec) longOption(ra *readArgs, patGiven *bool, ws []word) int {
+func (s readSpec) longOption(st *optState, ws []word) int {
 	name, val, eq := strings.Cut(ws[0].text, "=")
-	*patGiven = *patGiven || hasField(s.patOpts, name)
-	ra.recursive = ra.recursive || hasField(s.recursive, name)
+	s.flag(st, name)
 	isFile, takes := hasField(s.files, name), hasField(s.args, name)
 	switch {
+	case hasField(s.pairs+" "+s.pairFiles, name):
+		if len(ws) > 2 && hasField(s.pairFiles, name) {
+			st.ra.paths = append(st.ra.paths, ws[2])
+		}
+		return min(2, len(ws)-1)
 	case (isFile || takes) && eq:
 		if isFile {
 			v := ws[0]
 			v.text = val
-			ra.paths = append(ra.paths, v)
+			st.ra.paths = append(st.ra.paths, v)
 		}
 		return 0
 	case (isFile || takes) && len(ws) > 1:
 		if isFile {
-			ra.paths = append(ra.paths, ws[1])
+			st.ra.paths = append(st.ra.paths, ws[1])
 		}
 		return 1
 	}
@@ -145,12 +111,11 @@ func (s readSpec) longOption(ra *readArgs, patGiven *bool, ws []word) int {
 
 // shortOptions handles a group like -rnA at ws[0]; an option taking a
 // value takes the rest of the group, or else the next word.
-func (s readSpec) shortOptions(ra *readArgs, patGiven *bool, ws []word) int {
+func (s readSpec) shortOptions(st *optState, ws []word) int {
 	t := ws[0].text
 	for j := 1; j < len(t); j++ {
 		o := "-" + t[j:j+1]
-		*patGiven = *patGiven || hasField(s.patOpts, o)
-		ra.recursive = ra.recursive || hasField(s.recursive, o)
+		s.flag(st, o)
 		isFile, takes := hasField(s.files, o), hasField(s.args, o)
 		if !isFile && !takes {
 			continue
@@ -159,13 +124,13 @@ func (s readSpec) shortOptions(ra *readArgs, patGiven *bool, ws []word) int {
 			if isFile {
 				v := ws[0]
 				v.text = t[j+1:]
-				ra.paths = append(ra.paths, v)
+				st.ra.paths = append(st.ra.paths, v)
 			}
 			return 0
 		}
 		if len(ws) > 1 {
 			if isFile {
-				ra.paths = append(ra.paths, ws[1])
+				st.ra.paths = append(st.ra.paths, ws[1])
 			}
 			return 1
 		}
@@ -179,16 +144,33 @@ func (a *analyzer) checkReads(c cmd) {
 	base := cmdBase(c.words[0].text)
 	var ra readArgs
 	if base == "find" {
-		starts, _ := findSplit(c.words[1:])
-		ra = readArgs{paths: starts, recursive: true}
+		ra = findReads(c.words[1:])
 	} else if spec, ok := readers[base]; ok {
 		ra = spec.parse(c.words[1:])
 	} else {
 		return
 	}
 	for _, w := range ra.paths {
-		a.readPath(w, w.raw, c.text, ra.recursive)
+		a.readPath(w, w.raw, c.text, ra)
 	}
+}
+
+// findReads: find reads its start paths, and with -files0-from the start
+// paths listed in a file (whose lines its errors print); -L and -follow
+// make it follow the links it meets.
+func findReads(ws []word) readArgs {
+	starts, expr := findSplit(ws)
+	ra := readArgs{paths: starts, recursive: true}
+	for _, w := range ws[:len(ws)-len(expr)] {
+		ra.follow = ra.follow || w.text == "-L"
+	}
+	for i, w := range expr {
+		ra.follow = ra.follow || w.text == "-follow"
+		if w.text == "-files0-from" && i+1 < len(expr) {
+			ra.paths = append(ra.paths, expr[i+1])
+		}
+	}
+	return ra
 }
 
 // readDevices can be read without reading anything a person keeps.
@@ -196,10 +178,10 @@ var readDevices = regexp.MustCompile(`^/dev/(null|zero|stdin|tty|fd/[0-9]+|full|
 
 // readPath asks about one path a command reads (part names it in the
 // reason). A loop variable stands for each of the loop's words.
-func (a *analyzer) readPath(w word, part, in string, recursive bool) {
+func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 	if items, ok := a.env.loops[w.param]; ok && w.param != "" {
 		for _, it := range items {
-			a.readPath(it, part, in, recursive)
+			a.readPath(it, part, in, how)
 		}
 		return
 	}
@@ -208,62 +190,74 @@ func (a *analyzer) readPath(w word, part, in string, recursive bool) {
 	case w.procSubst || t == "-" || readDevices.MatchString(t):
 		return
 	case strings.Contains(t, unknown):
-		a.ask(part, in, "reads a path that cannot be known before running")
+		if pat := a.p.readProtect.match(t, a.env.cwd); pat != "" {
+			a.askSecret(part, in, "may read a protected path: "+pat)
+			return
+		}
+		a.askSoft(part, in, "reads a path that cannot be known before running")
 		return
 	case !isAbsPath(t) && a.env.cwd == "":
 		if pat := a.p.readProtect.match(t, ""); pat != "" {
-			a.ask(part, in, "reads a protected path: "+pat)
+			a.askSecret(part, in, "reads a protected path: "+pat)
 			return
 		}
-		a.ask(part, in, "reads a path in a folder that an earlier cd makes unknown")
+		a.askSoft(part, in, "reads a path in a folder that an earlier cd makes unknown")
 		return
 	}
 	abs := joinPath(a.env.cwd, t)
-	if why := a.readWhy(t, abs, w.glob); why != "" {
-		a.ask(part, in, why)
+	why, class := a.readWhy(t, abs, w.glob)
+	if why != "" {
+		a.r.note(class, part, in, a.withWhere(why))
+	}
+	if !how.recursive || class == askSecret {
 		return
 	}
-	if recursive {
-		if held := a.p.readProtect.under(abs); held != "" {
-			a.ask(part, in, "reads everything in "+abs+", which holds a protected path: "+held)
+	if held := a.p.readProtect.under(abs); held != "" {
+		a.askSecret(part, in, "reads everything in "+abs+", which holds a protected path: "+held)
+	} else if how.follow {
+		if why, class := a.p.linksOut(globDir(abs, w.glob)); why != "" {
+			a.r.note(class, part, in, a.withWhere(why))
 		}
 	}
 }
 
-// readWhy says why reading t (abs once resolved) needs approval, or "".
-// An existing path is followed through symbolic links, so a link in the
-// root to ~/.ssh/id_rsa is what it points to.
-func (a *analyzer) readWhy(t, abs string, glob bool) string {
-	if pat := a.p.readProtect.match(t, a.env.cwd); pat != "" && glob {
-		return "may read a protected path (the pattern could match " + pat + ")"
-	} else if pat != "" {
-		return "reads a protected path: " + pat
+// globDir is the folder a recursive read of a glob starts in: the part of
+// the path before the first pattern character.
+func globDir(abs string, glob bool) string {
+	if !glob {
+		return abs
 	}
-	if !inside(a.p.root, abs) {
-		return "reads a path outside the project root: " + abs
+	if i := strings.IndexAny(abs, "*?["); i >= 0 {
+		abs = path.Dir(abs[:i] + "x")
 	}
-	if glob {
-		return ""
-	}
-	real := realPath(abs)
-	if real == abs {
-		return ""
-	}
-	if pat := a.p.readProtect.match(real, ""); pat != "" {
-		return "reads a protected path through a symbolic link: " + pat
-	}
-	if !inside(a.p.root, real) {
-		return "reads a path outside the project root through a symbolic link: " + real
-	}
-	return ""
+	return abs
 }
 
-// realPath resolves symbolic links in an existing path; a path that does
-// not exist is taken as written.
-func realPath(p string) string {
-	r, err := filepath.EvalSymlinks(filepath.FromSlash(p))
-	if err != nil {
-		return p
+// readWhy says why reading t (abs once resolved) needs approval, or "",
+// and whether it is a secret. An existing path is resolved as the kernel
+// resolves it (kernelPath), so a link in the root to ~/.ssh/id_rsa is what
+// it points to, and up/.. is the folder above where up points.
+func (a *analyzer) readWhy(t, abs string, glob bool) (string, askClass) {
+	if pat := a.p.readProtect.match(t, a.env.cwd); pat != "" && glob {
+		return "may read a protected path (the pattern could match " + pat + ")", askSecret
+	} else if pat != "" {
+		return "reads a protected path: " + pat, askSecret
 	}
-	return filepath.ToSlash(r)
+	if !inside(a.p.root, abs) {
+		return "reads a path outside the project root: " + abs, askSoft
+	}
+	if glob {
+		return "", askSoft
+	}
+	real := a.resolved(t)
+	if real == abs || real == "" {
+		return "", askSoft
+	}
+	if pat := a.p.readProtect.match(real, ""); pat != "" {
+		return "reads a protected path through a symbolic link: " + pat, askSecret
+	}
+	if !inside(a.p.root, real) {
+		return "reads a path outside the project root through a symbolic link: " + real, askSoft
+	}
+	return "", askSoft
 }

@@ -46,7 +46,12 @@ func init() {
 	add(codeOptRule, "flock", "su", "script")
 	add(trapRule, "trap")
 	add(aliasRule, "alias")
-	add(envRule, "env")
+	add(both(envRule, dumpRule), "env")
+	add(dumpRule, "printenv", "export", "declare", "typeset", "readonly")
+	add(both(dumpRule, setRule), "set")
+	add(psRule, "ps")
+	add(readRule, "read")
+	add(printfRule, "printf")
 	for _, n := range interpreterList {
 		if prev := rules[n]; prev != nil {
 			rules[n] = both(prev, interpreterRule)

@@ -20,7 +20,7 @@ func rmRule(a *analyzer, c cmd) {
 		if base == "shred" && isBlockDevice(t.text) {
 			a.deny(t.raw, c.text, "overwrites a block device")
 		}
-		if pat := a.p.protect.match(t.text, a.env.cwd); pat != "" {
+		if pat := a.protected(t.text, true); pat != "" {
 			a.deny(t.raw, c.text, "deletes a protected path ("+pat+")")
 		}
 	}
@@ -130,7 +130,7 @@ func (a *analyzer) findDelete(c cmd, del word, starts []word, filtered bool) {
 		if kind >= kindHome || kind != notBroad && !filtered {
 			a.deny(s.raw, c.text, "find -delete deletes "+why)
 		}
-		if pat := a.p.protect.match(s.text, a.env.cwd); pat != "" {
+		if pat := a.protected(s.text, true); pat != "" {
 			a.deny(s.raw, c.text, "find -delete deletes a protected path ("+pat+")")
 		}
 	}

@@ -71,7 +71,7 @@ func shellRule(a *analyzer, c cmd) {
 	sa := parseShellArgs(c.words)
 	switch {
 	case sa.code != nil:
-		a.codeString(c, *sa.code, "inside "+name+" -c")
+		a.codeIn(c, *sa.code, "inside "+name+" -c", kindByName(name))
 	case sa.script != nil && !sa.stdin:
 		a.ranDownloaded(c, *sa.script)
 	default:
@@ -79,17 +79,23 @@ func shellRule(a *analyzer, c cmd) {
 	}
 }
 
-// codeString judges a string of shell code handed to another shell.
+// codeString judges a string of shell code run by this same shell (eval,
+// trap, alias).
 func (a *analyzer) codeString(c cmd, code word, where string) {
+	a.codeIn(c, code, where, a.kind)
+}
+
+// codeIn judges a string of shell code handed to a shell of kind.
+func (a *analyzer) codeIn(c cmd, code word, where string, kind shellKind) {
 	if strings.Contains(code.text, unknown) {
-		a.ask(code.raw, c.text, "runs shell code that cannot be known before running")
+		a.askSoft(code.raw, c.text, "runs shell code that cannot be known before running")
 		return
 	}
 	env := a.env.clone()
 	for _, as := range c.assigns {
 		env.vars[as.name] = as.val.text
 	}
-	a.nested(code.text, where, env)
+	a.nested(code.text, where, env, kind, a.wholeToAnswer(c))
 }
 
 // stdinCode judges the here-document or here-string a shell reads as its
@@ -101,9 +107,9 @@ func (a *analyzer) stdinCode(c cmd, name string) {
 	for _, r := range c.stmt.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			a.codeString(c, a.env.hdoc(a.src, r), "in the here-document "+name+" runs")
+			a.codeIn(c, a.env.hdoc(a.src, r), "in the here-document "+name+" runs", kindByName(name))
 		case syntax.WordHdoc:
-			a.codeString(c, a.env.word(a.src, r.Word), "in the here-string "+name+" runs")
+			a.codeIn(c, a.env.word(a.src, r.Word), "in the here-string "+name+" runs", kindByName(name))
 		}
 	}
 }
@@ -156,7 +162,7 @@ func watchRule(a *analyzer, c cmd) {
 		a.simple(cmd{words: ws, text: c.text, level: c.level + 1})
 		return
 	}
-	a.codeString(c, joinWords(ws), "inside watch")
+	a.codeIn(c, joinWords(ws), "inside watch", kindSh)
 }
 
 func joinWords(ws []word) word {
@@ -168,12 +174,13 @@ func joinWords(ws []word) word {
 	return word{raw: strings.Join(raws, " "), text: strings.Join(texts, " ")}
 }
 
-// codeOptRule judges the -c/--command string of flock, su and script.
+// codeOptRule judges the -c/--command string of flock, su and script,
+// which hand it to the user's shell.
 func codeOptRule(a *analyzer, c cmd) {
 	ws := c.words
 	for i := 1; i+1 < len(ws); i++ {
 		if ws[i].text == "-c" || ws[i].text == "--command" {
-			a.codeString(c, ws[i+1], "inside "+cmdBase(ws[0].text)+" -c")
+			a.codeIn(c, ws[i+1], "inside "+cmdBase(ws[0].text)+" -c", kindSh)
 		}
 	}
 }

@@ -21,7 +21,7 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 		}
 	case syntax.RdrIn:
 		t := a.env.word(a.src, r.Word)
-		a.readPath(t, nodeText(a.src, r), nodeText(a.src, s), false)
+		a.readPath(t, nodeText(a.src, r), nodeText(a.src, s), readArgs{})
 		return
 	default:
 		return // here-documents and strings, <&
@@ -52,10 +52,10 @@ func (a *analyzer) writeTarget(t word, part, in string, plain bool) {
 		a.deny(part, in, "writes to a block device")
 		return
 	case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
-		a.ask(part, in, "opens a network connection")
+		a.askSoft(part, in, "opens a network connection")
 		return
 	}
-	if pat := a.p.protect.match(p, a.env.cwd); pat != "" {
+	if pat := a.protected(p, false); pat != "" {
 		a.deny(part, in, "writes to a protected path ("+pat+")")
 		return
 	}
@@ -63,10 +63,28 @@ func (a *analyzer) writeTarget(t word, part, in string, plain bool) {
 		return
 	}
 	if strings.Contains(p, unknown) {
-		a.ask(part, in, "writes to a file whose name cannot be known before running")
+		a.askSoft(part, in, "writes to a file whose name cannot be known before running")
 		return
 	}
-	a.ask(part, in, "writes to a file")
+	a.askSoft(part, in, "writes to a file")
+}
+
+// protected returns the protected pattern a write to (or, with itself, a
+// delete of) p touches, also where a symbolic link leads there: a
+// repository's hooks -> .git/hooks makes cp x hooks/pre-commit a write
+// into .git.
+func (a *analyzer) protected(p string, itself bool) string {
+	if pat := a.p.protect.match(p, a.env.cwd); pat != "" || strings.Contains(p, unknown) {
+		return pat
+	}
+	if a.env.cwd == "" && !isAbsPath(p) {
+		return ""
+	}
+	real := kernelPath(a.env.cwd, p)
+	if itself {
+		real = kernelParent(a.env.cwd, p)
+	}
+	return a.p.protect.match(a.p.logical(real), "")
 }
 
 // teeRule: every operand of tee is written.
@@ -115,11 +133,14 @@ func copyRule(a *analyzer, c cmd) {
 	}
 	a.writeTarget(*dest, dest.raw, c.text, false)
 	for _, src := range ops {
+		if !a.guessing {
+			a.readPath(src, src.raw, c.text, readArgs{})
+		}
 		into := *dest
 		into.text = strings.TrimSuffix(dest.text, "/") + "/" + path.Base(src.text)
 		a.writeTarget(into, dest.raw, c.text, false)
 		if base == "mv" {
-			if pat := a.p.protect.match(src.text, a.env.cwd); pat != "" {
+			if pat := a.protected(src.text, true); pat != "" {
 				a.deny(src.raw, c.text, "moves a protected path away ("+pat+")")
 			}
 		}
@@ -217,4 +238,61 @@ func ddRule(a *analyzer, c cmd) {
 			a.writeTarget(t, w.raw, c.text, false)
 		}
 	}
+}
+
+// readRule: read assigns the names it is given, as NAME=value would (read
+// PATH < list changes what later commands run).
+func readRule(a *analyzer, c cmd) {
+	ws := c.words[1:]
+	for i := 0; i < len(ws); i++ {
+		t := ws[i].text
+		switch {
+		case hasField("-a -d -i -n -N -p -t -u", t):
+			if t == "-a" && i+1 < len(ws) {
+				a.assignName(ws[i+1], c)
+			}
+			i++
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+		default:
+			a.assignName(ws[i], c)
+		}
+	}
+}
+
+// setRule notes set -a (set -o allexport): every variable set afterwards
+// reaches the programs the line starts.
+func setRule(a *analyzer, c cmd) {
+	for i, w := range c.words[1:] {
+		if w.text == "--" || !strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "+") {
+			return
+		}
+		next := ""
+		if i+2 < len(c.words) {
+			next = c.words[i+2].text
+		}
+		if strings.HasPrefix(w.text, "-") && (strings.Contains(w.text[1:], "a") || w.text == "-o" && next == "allexport") {
+			a.env.allExport = true
+		}
+	}
+}
+
+// printfRule: printf -v NAME assigns NAME.
+func printfRule(a *analyzer, c cmd) {
+	for i := 1; i+1 < len(c.words); i++ {
+		if c.words[i].text == "-v" {
+			a.assignName(c.words[i+1], c)
+		}
+	}
+}
+
+// assignName judges a variable a builtin sets to a value only known when it
+// runs.
+func (a *analyzer) assignName(w word, c cmd) {
+	as := assignment{name: w.text, raw: w.raw, val: word{text: unknown}}
+	if !w.known {
+		a.askSoft(w.raw, c.text, "sets a variable whose name cannot be known before running")
+		return
+	}
+	a.track(as)
+	a.checkVar(as, c.text, true)
 }

@@ -16,6 +16,12 @@ var secretPaths = []string{
 	"~/.password-store/", "~/.local/share/keyrings/", "~/.cargo/credentials", "~/.cargo/credentials.toml",
 	"~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.config/rclone/",
 	"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/",
+	// The environments of processes, and shell histories, which hold the
+	// tokens people typed.
+	"/proc/*/environ", "/proc/*/task/*/environ",
+	"~/.bash_history", "~/.zsh_history", "~/.sh_history", "~/.histfile", "~/.python_history",
+	"~/.node_repl_history", "~/.psql_history", "~/.mysql_history", "~/.sqlite_history",
+	"~/.local/share/fish/fish_history",
 }
 
 // writeOnly are default protected paths that are protected from writes
@@ -26,8 +32,8 @@ var writeOnly = map[string]bool{".git/": true, config.FileName: true}
 // newReadProtector matches the paths whose reading is asked about: the
 // secrets above and the config's protected_paths (lock files are not
 // secret).
-func newReadProtector(pc config.PolicyConfig, root, home string) *protector {
-	pr := &protector{globAll: true, fold: caseFolding}
+func newReadProtector(pc config.PolicyConfig, root, home string, fold bool) *protector {
+	pr := &protector{globAll: true, fold: fold}
 	for _, raw := range secretPaths {
 		pr.add(raw, root, home)
 	}

@@ -20,6 +20,7 @@ func (a *analyzer) simple(c cmd) {
 		return
 	}
 	a.checkRisky(c)
+	a.zshWords(c)
 	name := c.words[0]
 	if !name.known || name.glob {
 		a.unknownName(c)
@@ -33,12 +34,12 @@ func (a *analyzer) simple(c cmd) {
 func (a *analyzer) checkRisky(c cmd) {
 	for _, w := range c.words {
 		if w.risky {
-			a.ask(w.raw, c.text, "expands a variable in a way that can run commands hidden in its value")
+			a.askSoft(w.raw, c.text, "expands a variable in a way that can run commands hidden in its value")
 		}
 	}
 	for _, as := range c.assigns {
 		if as.val.risky {
-			a.ask(as.raw, c.text, "expands a variable in a way that can run commands hidden in its value")
+			a.askSoft(as.raw, c.text, "expands a variable in a way that can run commands hidden in its value")
 		}
 	}
 }
@@ -62,6 +63,7 @@ func (a *analyzer) judgeKnown(c cmd) {
 	if name := c.words[0].text; strings.Contains(name, "/") {
 		a.ranDownloaded(c, c.words[0])
 	}
+	a.leaves(c)
 	if inner, ok := a.inner(c); ok {
 		a.simple(inner)
 	}
@@ -78,9 +80,9 @@ func (a *analyzer) judgeKnown(c cmd) {
 func (a *analyzer) unknownName(c cmd) {
 	name := c.words[0]
 	if name.glob {
-		a.ask(name.raw, c.text, "the command name is a pattern the shell expands")
+		a.askSoft(name.raw, c.text, "the command name is a pattern the shell expands")
 	} else {
-		a.ask(name.raw, c.text, "the command name cannot be known before running")
+		a.askSoft(name.raw, c.text, "the command name cannot be known before running")
 	}
 	switch {
 	case a.guessing:
@@ -137,31 +139,42 @@ func cmdBase(name string) string {
 	return strings.TrimSuffix(name, ".exe")
 }
 
-// harmlessVars may be set in front of an allowed command: they change how
-// output looks, not what runs.
-var harmlessVars = map[string]bool{
-	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLUMNS": true,
-	"LINES": true, "NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true,
-	"CLICOLOR_FORCE": true, "COLORTERM": true, "GREP_COLOR": true,
-	"GREP_COLORS": true, "LS_COLORS": true, "TIME_STYLE": true,
-	"POSIXLY_CORRECT": true, "BLOCK_SIZE": true, "BLOCKSIZE": true,
-	"DF_BLOCK_SIZE": true, "DU_BLOCK_SIZE": true, "QUOTING_STYLE": true,
-	"TABSIZE": true,
+// checkAssign asks about setting a variable that can change what runs.
+// A variable of the shell alone (x=1, read x) that no command sees unless
+// exported is harmless when its name is in lower case: the variables that
+// steer the shell and the programs it starts are in upper case (PATH, IFS,
+// BASH_ENV), except the proxy settings.
+func (a *analyzer) checkAssign(as assignment, in string) {
+	a.checkVar(as, in, false)
 }
 
-func (a *analyzer) checkAssign(as assignment, in string) {
-	if harmlessVars[as.name] || strings.HasPrefix(as.name, "LC_") {
+func (a *analyzer) checkVar(as assignment, in string, shellOnly bool) {
+	if harmlessVar(as.name, as.val.text) || shellOnly && !a.env.allExport && shellLocal(as.name) {
 		return
 	}
-	a.ask(as.raw, in, "sets "+as.name+", which can change what commands do")
+	a.askSoft(as.raw, in, "sets "+as.name+", which can change what commands do")
 }
 
 // assignOnly is a line like X=1: it sets shell variables for what follows.
 func (a *analyzer) assignOnly(c cmd) {
 	for _, as := range c.assigns {
 		a.track(as)
-		a.checkAssign(as, c.text)
+		a.checkVar(as, c.text, true)
 	}
+}
+
+// shellLocal reports a name in lower case that no program reads from the
+// environment by convention.
+func shellLocal(name string) bool {
+	if strings.HasSuffix(name, "_proxy") || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *analyzer) track(as assignment) {

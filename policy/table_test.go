@@ -22,49 +22,66 @@ func testPolicy(t testing.TB, cfg config.Config) *Policy {
 	return New(cfg, testRoot, nil)
 }
 
-type tableCase struct {
-	line    int
-	want    Decision
-	command string
+// tableLine is one command of a table in testdata/policy: its line
+// number, the decisions in front of it, and the command with its "+ "
+// continuation lines. A "#shell NAME" line comes as decisions ["#shell"]
+// and command NAME.
+type tableLine struct {
+	line      int
+	decisions []Decision
+	command   string
 }
 
-// readTable parses testdata/policy/commands.txt (format in its header).
-func readTable(t *testing.T) []tableCase {
+// readLines parses a table whose lines carry n decisions in front of the
+// command (format in the header of commands.txt).
+func readLines(t *testing.T, name string, n int) []tableLine {
 	t.Helper()
-	f, err := os.Open("../testdata/policy/commands.txt")
+	f, err := os.Open("../testdata/policy/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var cases []tableCase
+	var out []tableLine
 	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
+	for num := 1; sc.Scan(); num++ {
+		text := sc.Text()
 		switch {
-		case strings.HasPrefix(line, "+ ") && len(cases) > 0:
-			cases[len(cases)-1].command += "\n" + line[2:]
-		case strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "":
+		case strings.HasPrefix(text, "+ ") && len(out) > 0:
+			out[len(out)-1].command += "\n" + text[2:]
+		case strings.HasPrefix(text, "#shell "):
+			out = append(out, tableLine{num, []Decision{"#shell"}, strings.TrimPrefix(text, "#shell ")})
+		case strings.HasPrefix(text, "#") || strings.TrimSpace(text) == "":
 		default:
-			dec, cmd, ok := strings.Cut(line, " ")
-			if !ok || (dec != "allow" && dec != "ask" && dec != "deny") {
-				t.Fatalf("commands.txt:%d: bad line %q", n, line)
-			}
-			cases = append(cases, tableCase{n, Decision(dec), cmd})
+			out = append(out, parseTableLine(t, name, num, text, n))
 		}
 	}
-	return cases
+	return out
+}
+
+func parseTableLine(t *testing.T, name string, num int, text string, n int) tableLine {
+	l := tableLine{line: num}
+	rest := text
+	for i := 0; i < n; i++ {
+		dec, r, ok := strings.Cut(strings.TrimLeft(rest, " "), " ")
+		if !ok || dec != "allow" && dec != "ask" && dec != "deny" {
+			t.Fatalf("%s:%d: bad line %q", name, num, text)
+		}
+		l.decisions, rest = append(l.decisions, Decision(dec)), r
+	}
+	l.command = strings.TrimLeft(rest, " ")
+	return l
 }
 
 func TestCommandTable(t *testing.T) {
 	p := testPolicy(t, config.Default())
-	cases := readTable(t)
+	cases := readLines(t, "commands.txt", 1)
 	if len(cases) < 150 {
 		t.Fatalf("the table has %d command lines, want at least 150", len(cases))
 	}
 	for _, c := range cases {
 		v := p.Check(c.command, true)
-		if v.Decision != c.want {
-			t.Errorf("commands.txt:%d: %q: got %s %q, want %s", c.line, c.command, v.Decision, v.Reasons, c.want)
+		if v.Decision != c.decisions[0] {
+			t.Errorf("commands.txt:%d: %q: got %s %q, want %s", c.line, c.command, v.Decision, v.Reasons, c.decisions[0])
 		}
 		if v.Decision != Allow && len(v.Reasons) == 0 {
 			t.Errorf("commands.txt:%d: %q: %s without a reason", c.line, c.command, v.Decision)

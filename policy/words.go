@@ -43,6 +43,8 @@ type shellEnv struct {
 	ppid string            // $PPID in the command's shell: the helper's pid
 	// loops: the words a for loop's variable takes in turn.
 	loops map[string][]word
+	// allExport: set -a made every variable set later exported.
+	allExport bool
 }
 
 func (e *shellEnv) downloads() map[string]string {

@@ -70,11 +70,14 @@ type RestoreParams struct {
 	ID *string `json:"id"`
 }
 
-// ApprovalParams are approval/request's params, sent to the host.
+// ApprovalParams are approval/request's params, sent to the host. Command,
+// Cwd and Reasons are safe to show (control characters escaped);
+// ExactCommand is the line as it will run, only where it differs.
 type ApprovalParams struct {
-	Command string   `json:"command"`
-	Cwd     string   `json:"cwd"`
-	Reasons []string `json:"reasons"`
+	Command      string   `json:"command"`
+	ExactCommand string   `json:"exactCommand,omitempty"`
+	Cwd          string   `json:"cwd"`
+	Reasons      []string `json:"reasons"`
 }
 
 // ApprovalResult is the host's answer: "allow", "deny" or "always".

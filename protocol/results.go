@@ -149,15 +149,14 @@ func ScreenOf(sc engine.Screen) Screen {
 		Cursor: Cursor{Row: sc.Cursor.Row, Col: sc.Cursor.Col}, AltScreen: sc.AltScreen}
 }
 
-// TrashEntry is one item the rm shim moved to the trash. Its fields are in
-// the order of their names, as the helper has always written them.
+// TrashEntry is one item the rm shim moved to the trash.
 type TrashEntry struct {
-	Command      string    `json:"command"`
-	ID           string    `json:"id"`
-	IsDir        bool      `json:"isDir"`
-	OriginalPath string    `json:"originalPath"`
-	Size         int64     `json:"size"`
-	Time         time.Time `json:"time"`
+	ID        string    `json:"id"`
+	Path      string    `json:"path"`      // the absolute path it was deleted from
+	DeletedAt time.Time `json:"deletedAt"` // RFC 3339
+	Size      int64     `json:"size"`      // bytes; a folder's files summed
+	Command   string    `json:"command"`   // the command line that deleted it
+	IsDir     bool      `json:"isDir"`
 }
 
 // TrashList is trash/list's answer.
@@ -167,8 +166,7 @@ type TrashList struct {
 
 // TrashEntryOf is a trash entry on the wire.
 func TrashEntryOf(e trash.Entry) TrashEntry {
-	return TrashEntry{Command: e.Command, ID: e.ID, IsDir: e.IsDir, OriginalPath: e.OriginalPath,
-		Size: e.Size, Time: e.Time}
+	return TrashEntry{ID: e.ID, Path: e.Path, DeletedAt: e.DeletedAt, Size: e.Size, Command: e.Command, IsDir: e.IsDir}
 }
 
 func optional(s string) *string {

@@ -13,7 +13,7 @@ type approver struct{ s *Server }
 
 func (a approver) Approve(ctx context.Context, req engine.ApprovalRequest) (engine.Decision, error) {
 	var answer protocol.ApprovalResult
-	params := protocol.ApprovalParams{Command: req.Command, Cwd: req.Cwd, Reasons: req.Reasons}
+	params := protocol.ApprovalParams{Command: req.Command, ExactCommand: req.ExactCommand, Cwd: req.Cwd, Reasons: req.Reasons}
 	// No lifetime cap while a person decides; the host going away, or its
 	// input ending, counts as deny.
 	if err := peer(a).Call(ctx, protocol.MethodApproval, params, &answer); err != nil {

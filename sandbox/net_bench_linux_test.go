@@ -11,8 +11,8 @@ import (
 // command, unfiltered and through the supervisor, in the same run: the
 // difference is what the helper adds to each connect.
 func BenchmarkNetLoopbackConnect(b *testing.B) {
-	for _, mode := range []Network{NetOpen, NetProxy} {
-		name := map[Network]string{NetOpen: "unfiltered", NetProxy: "supervised"}[mode]
+	for _, mode := range []Network{NetworkOpen, NetworkProxy} {
+		name := map[Network]string{NetworkOpen: "unfiltered", NetworkProxy: "supervised"}[mode]
 		b.Run(name, func(b *testing.B) {
 			ln := listenTCP(b, "tcp4", "127.0.0.1")
 			go acceptAll(ln)

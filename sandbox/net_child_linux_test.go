@@ -154,7 +154,7 @@ func connectOnce(addr string, nonblock bool) {
 // let the command answer its own connects.
 func attemptNested() {
 	runtime.LockOSThread()
-	_, err := filterNetwork(NetProxy)
+	_, err := filterNetwork(NetworkProxy)
 	report("nested", errors.Unwrap(err))
 }
 

@@ -138,14 +138,14 @@ func fastOpenRule(p *bpfProg) {
 // no_new_privs set) for network mode n and returns the listener fd. The
 // caller must send the listener to the helper and close it before it
 // execs: a command holding its own listener could answer its own connects.
-// NetOpen installs nothing and returns -1. Under a filter with a listener
+// NetworkOpen installs nothing and returns -1. Under a filter with a listener
 // already (an enclosing helper's), the error wraps EBUSY: the kernel
 // allows one listener per thread, and the enclosing one still holds.
 func filterNetwork(n Network) (listener int, err error) {
 	switch n {
-	case NetOpen:
+	case NetworkOpen:
 		return -1, nil
-	case NetProxy, NetOff:
+	case NetworkProxy, NetworkOff:
 	default:
 		return -1, fmt.Errorf("network %q: not a network mode", n)
 	}

@@ -91,7 +91,7 @@ func startFiltered(t testing.TB, o childOpts, argv ...string) *filtered {
 	}
 	go func() { f.cmd.Wait(); close(f.exited) }()
 	t.Cleanup(f.stop)
-	if o.mode == NetOpen {
+	if o.mode == NetworkOpen {
 		return f
 	}
 	helperEnd.SetReadDeadline(time.Now().Add(watchdog))
@@ -247,7 +247,7 @@ func TestNetworkSupportHere(t *testing.T) {
 }
 
 func TestNetFilterModes(t *testing.T) {
-	if fd, err := filterNetwork(NetOpen); fd != -1 || err != nil {
+	if fd, err := filterNetwork(NetworkOpen); fd != -1 || err != nil {
 		t.Fatalf("open: got %d, %v; want nothing installed", fd, err)
 	}
 	if _, err := filterNetwork("wide"); err == nil {
@@ -289,7 +289,7 @@ func TestNetLoopbackArrives(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ln := listenTCP(t, c.network, c.listen)
 			dial := net.JoinHostPort(c.dial, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-			f := attempt(t, "connect", childOpts{mode: NetProxy, env: []string{"ADDR=" + dial, "NONBLOCK=" + c.nonblock}})
+			f := attempt(t, "connect", childOpts{mode: NetworkProxy, env: []string{"ADDR=" + dial, "NONBLOCK=" + c.nonblock}})
 			if got := acceptByte(t, ln); got != "x" {
 				t.Fatalf("got %q", got)
 			}
@@ -306,7 +306,7 @@ func TestNetLoopbackArrives(t *testing.T) {
 }
 
 func TestNetOutsideRefused(t *testing.T) {
-	for _, mode := range []Network{NetProxy, NetOff} {
+	for _, mode := range []Network{NetworkProxy, NetworkOff} {
 		t.Run(string(mode), func(t *testing.T) {
 			ln := listenTCP(t, "tcp4", outsideIPv4(t))
 			addr := ln.Addr().(*net.TCPAddr)
@@ -325,7 +325,7 @@ func TestNetOutsideRefused(t *testing.T) {
 }
 
 func TestNetLoopbackDNSRefused(t *testing.T) {
-	f := attempt(t, "connect", childOpts{mode: NetProxy, env: []string{"ADDR=127.0.0.53:53"}})
+	f := attempt(t, "connect", childOpts{mode: NetworkProxy, env: []string{"ADDR=127.0.0.53:53"}})
 	expect(t, f.results(t), "connected", "EACCES")
 	want := []Denial{{Kind: "network", Host: "127.0.0.53", Port: 53}}
 	if got := f.sup.Denied(); !slices.Equal(got, want) {
@@ -341,7 +341,7 @@ func TestNetUDPRefused(t *testing.T) {
 				t.Skipf("no UDP on %s: %v", host, err)
 			}
 			t.Cleanup(func() { pc.Close() })
-			f := attempt(t, "udp", childOpts{mode: NetProxy, env: []string{"ADDR=" + pc.LocalAddr().String()}})
+			f := attempt(t, "udp", childOpts{mode: NetworkProxy, env: []string{"ADDR=" + pc.LocalAddr().String()}})
 			expect(t, f.results(t), "socket", "EACCES")
 			if n := datagramsBefore(t, pc); n != 0 {
 				t.Fatalf("%d datagrams arrived", n)
@@ -376,7 +376,7 @@ func datagramsBefore(t testing.TB, pc net.PacketConn) int {
 }
 
 func TestNetRawAndOtherSocketsRefused(t *testing.T) {
-	res := attempt(t, "raw", childOpts{mode: NetProxy}).results(t)
+	res := attempt(t, "raw", childOpts{mode: NetworkProxy}).results(t)
 	for _, what := range []string{"raw", "ping", "packet", "sctp"} {
 		expect(t, res, what, "EACCES")
 	}
@@ -384,7 +384,7 @@ func TestNetRawAndOtherSocketsRefused(t *testing.T) {
 
 func TestNetFastOpenRefused(t *testing.T) {
 	ln := listenTCP(t, "tcp4", outsideIPv4(t))
-	f := attempt(t, "fastopen", childOpts{mode: NetProxy, env: []string{"ADDR=" + ln.Addr().String()}})
+	f := attempt(t, "fastopen", childOpts{mode: NetworkProxy, env: []string{"ADDR=" + ln.Addr().String()}})
 	expect(t, f.results(t), "sendto", "EACCES")
 	if n := othersArrived(t, ln); n != 0 {
 		t.Fatalf("%d connections arrived", n)
@@ -392,11 +392,11 @@ func TestNetFastOpenRefused(t *testing.T) {
 }
 
 func TestNetSecondListenerRefused(t *testing.T) {
-	expect(t, attempt(t, "nested", childOpts{mode: NetProxy}).results(t), "nested", "EBUSY")
+	expect(t, attempt(t, "nested", childOpts{mode: NetworkProxy}).results(t), "nested", "EBUSY")
 }
 
 func TestNetIOUringRefused(t *testing.T) {
-	expect(t, attempt(t, "iouring", childOpts{mode: NetProxy}).results(t), "setup", "ENOSYS")
+	expect(t, attempt(t, "iouring", childOpts{mode: NetworkProxy}).results(t), "setup", "ENOSYS")
 }
 
 // unixListener listens on path and returns the first byte of each
@@ -446,7 +446,7 @@ func TestNetUnixConnect(t *testing.T) {
 			}
 			sub := filepath.Join(dir, "sub")
 			os.Mkdir(sub, 0o755)
-			f := attempt(t, "unix", childOpts{mode: NetProxy, dir: sub, env: []string{"SOCK=" + sock}})
+			f := attempt(t, "unix", childOpts{mode: NetworkProxy, dir: sub, env: []string{"SOCK=" + sock}})
 			if s := receive(t, got); s != "x" {
 				t.Fatalf("got %q", s)
 			}
@@ -462,7 +462,7 @@ func TestNetUnixAbstractRefused(t *testing.T) {
 		t.Skipf("no abstract unix socket here: %v", err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	f := attempt(t, "unix", childOpts{mode: NetProxy, env: []string{"SOCK=" + name}})
+	f := attempt(t, "unix", childOpts{mode: NetworkProxy, env: []string{"SOCK=" + name}})
 	expect(t, f.results(t), "connect", "EACCES")
 	want := []Denial{{Kind: "network", Path: name}}
 	if got := f.sup.Denied(); !slices.Equal(got, want) {
@@ -491,7 +491,7 @@ func TestNetUnixRefusedPlaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sock := range []string{path, link} {
-		f := attempt(t, "unix", childOpts{mode: NetProxy, env: []string{"SOCK=" + sock}})
+		f := attempt(t, "unix", childOpts{mode: NetworkProxy, env: []string{"SOCK=" + sock}})
 		expect(t, f.results(t), "connect", "EACCES")
 		want := []Denial{{Kind: "network", Path: path}}
 		if d := f.sup.Denied(); !slices.Equal(d, want) {
@@ -531,7 +531,7 @@ func TestNetUnixSeenFromTheCommandsRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sock := range []string{path, link} {
-		f := attempt(t, "unix", childOpts{mode: NetProxy, hide: hidden, env: []string{"SOCK=" + sock}})
+		f := attempt(t, "unix", childOpts{mode: NetworkProxy, hide: hidden, env: []string{"SOCK=" + sock}})
 		expect(t, f.results(t), "connect", "ENOENT")
 	}
 }
@@ -543,7 +543,7 @@ func TestNetRace(t *testing.T) {
 	loop := listenTCP(t, "tcp4", "127.0.0.1")
 	out := listenTCP(t, "tcp4", outsideIPv4(t))
 	go acceptAll(loop)
-	f := attempt(t, "race", childOpts{mode: NetProxy, env: []string{
+	f := attempt(t, "race", childOpts{mode: NetworkProxy, env: []string{
 		"LOOP=" + loop.Addr().String(), "OUT=" + out.Addr().String(), "MIN=1000", "MAX=200000"}})
 	res := f.results(t)
 	t.Logf("outcomes: %v", res)
@@ -568,7 +568,7 @@ func acceptAll(ln net.Listener) {
 
 func TestNetAfterCloseConnectFails(t *testing.T) {
 	ln := listenTCP(t, "tcp4", "127.0.0.1")
-	f := attempt(t, "wait", childOpts{mode: NetProxy, stdin: true, env: []string{"ADDR=" + ln.Addr().String()}})
+	f := attempt(t, "wait", childOpts{mode: NetworkProxy, stdin: true, env: []string{"ADDR=" + ln.Addr().String()}})
 	f.sup.Close()
 	io.WriteString(f.stdin, "go\n")
 	expect(t, f.results(t), "connected", "ENOSYS")
@@ -608,7 +608,7 @@ func (s *netSupervisor) connecting() bool {
 
 func TestNetCloseCutsAHangingConnect(t *testing.T) {
 	addr := fullListener(t)
-	f := attempt(t, "connect", childOpts{mode: NetProxy, env: []string{"ADDR=" + addr, "REPEAT=3"}})
+	f := attempt(t, "connect", childOpts{mode: NetworkProxy, env: []string{"ADDR=" + addr, "REPEAT=3"}})
 	deadline := time.Now().Add(watchdog)
 	for !f.sup.connecting() {
 		if time.Now().After(deadline) {
@@ -637,7 +637,7 @@ func supervisorGoroutines() int {
 }
 
 func TestNetSupervisorEndsWithTheCommand(t *testing.T) {
-	f := attempt(t, "iouring", childOpts{mode: NetProxy})
+	f := attempt(t, "iouring", childOpts{mode: NetworkProxy})
 	f.results(t)
 	select {
 	case <-f.sup.done:
@@ -670,7 +670,7 @@ attempt("udp", socket.AF_INET, socket.SOCK_DGRAM, (host, int(port)))
 host, port = os.environ["LOOP"].rsplit(":", 1)
 attempt("loopback", socket.AF_INET, socket.SOCK_STREAM, (host, int(port)))
 `
-	f := startFiltered(t, childOpts{mode: NetProxy, env: []string{"LOOP=" + loop.Addr().String(), "OUT=" + out.Addr().String()}}, py, "-c", script)
+	f := startFiltered(t, childOpts{mode: NetworkProxy, env: []string{"LOOP=" + loop.Addr().String(), "OUT=" + out.Addr().String()}}, py, "-c", script)
 	if got := acceptByte(t, loop); got != "x" {
 		t.Fatalf("got %q", got)
 	}

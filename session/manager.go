@@ -228,5 +228,8 @@ func (m *Manager) Close() {
 	}
 	wg.Wait()
 	m.wg.Wait()
+	// What a command left that kept nothing of it (no tag, no session)
+	// is still the helper's child: it ends with the helper.
+	platform.EndStrays()
 	m.removeState()
 }

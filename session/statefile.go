@@ -20,6 +20,9 @@ type state struct {
 	Start    uint64         `json:"start"` // the helper's own start time
 	Tag      string         `json:"tag"`   // the prefix of every command's tag
 	Sessions map[int]uint64 `json:"sessions"`
+	// Cgroup is the folder of the commands' cgroups (Linux), which holds
+	// even what left the tag and the session behind.
+	Cgroup string `json:"cgroup,omitempty"`
 }
 
 // StateDir is the folder of one root's state files: one per live helper,
@@ -89,6 +92,7 @@ func reapDead(dir string) int {
 		if start, ok := platform.StartTime(st.Pid); ok && start == st.Start && st.Pid != os.Getpid() {
 			continue // that helper is alive and owns its commands
 		}
+		killed += platform.KillCgroup(st.Cgroup)
 		killed += platform.KillLeftovers(st.Tag+"-", st.Sessions)
 		os.Remove(path)
 	}
@@ -103,7 +107,7 @@ func (m *Manager) saveState() {
 		m.mu.Unlock()
 		return
 	}
-	st := state{Pid: os.Getpid(), Tag: m.tagBase, Sessions: map[int]uint64{}}
+	st := state{Pid: os.Getpid(), Tag: m.tagBase, Sessions: map[int]uint64{}, Cgroup: platform.CgroupDir()}
 	st.Start, _ = platform.StartTime(st.Pid)
 	for _, s := range m.sessions {
 		select {

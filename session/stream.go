@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/termhelper/termhelper/cleaner"
@@ -21,6 +22,8 @@ type stream struct {
 	raw   cleaner.UTF8Stream
 	fresh strings.Builder // raw text for session/output, not yet sent
 	path  string          // the spill file, once anything was cut
+	// dropped is what the spill file's cap had dropped at the last take.
+	dropped int64
 }
 
 func newStream(name, prefix string, opts cleaner.Options, secrets []string) *stream {
@@ -49,13 +52,29 @@ func (s *stream) pass(p []byte, keepRaw bool) {
 	}
 }
 
-// take returns the cleaned text since the last take.
+// take returns the cleaned text since the last take, with a line saying
+// so when the spill file has dropped output since.
 func (s *stream) take(final bool) cleaner.Chunk {
 	c := s.clean.Take(final)
 	if c.FullOutputPath != "" {
 		s.path = c.FullOutputPath
 	}
+	if d := s.spill.Dropped(); d > s.dropped {
+		s.dropped = d
+		c.Text += capNote(c.Text, d)
+		c.Truncated = true
+	}
 	return c
+}
+
+// capNote tells the reader of an answer that the full output file is no
+// longer whole.
+func capNote(text string, dropped int64) string {
+	note := fmt.Sprintf("[... the full output file is capped: it keeps the start and the newest output; %d bytes between them were dropped ...]\n", dropped)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		note = "\n" + note
+	}
+	return note
 }
 
 // takeRaw returns the raw text gathered for session/output.

@@ -146,16 +146,20 @@ type Lazy struct {
 	path   string
 	err    error
 	closed bool
+	capped capped
 }
 
 // NewFile returns a lazy spill file in Dir() whose name starts with prefix.
-func NewFile(prefix string) *Lazy { return &Lazy{prefix: prefix} }
+func NewFile(prefix string) *Lazy { return NewFileIn("", prefix) }
 
 // NewFileIn is NewFile with base in place of the temporary directory.
-func NewFileIn(base, prefix string) *Lazy { return &Lazy{base: base, prefix: prefix} }
+func NewFileIn(base, prefix string) *Lazy {
+	return &Lazy{base: base, prefix: prefix, capped: capped{max: MaxBytes, head: HeadBytes}}
+}
 
-// Open creates the file on the first call and returns it and its path;
-// later calls return the same.
+// Open creates the file on the first call and returns the writer to it
+// (the Lazy itself, which holds it under MaxBytes) and its path; later
+// calls return the same.
 func (l *Lazy) Open() (io.Writer, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -168,7 +172,7 @@ func (l *Lazy) Open() (io.Writer, string, error) {
 	if l.err != nil {
 		return nil, "", l.err
 	}
-	return l.f, l.path, nil
+	return l, l.path, nil
 }
 
 func (l *Lazy) create() (*os.File, error) {

@@ -8,22 +8,6 @@ import (
 	"path/filepath"
 )
 
-func errExist(p string) error {
-	return &fs.PathError{Op: "restore", Path: p, Err: fs.ErrExist}
-}
-
-func checkThenRename(src, dst string) error {
-	if _, err := os.Lstat(dst); err == nil {
-		return errExist(dst)
-	}
-	err := os.Rename(src, dst)
-	var le *os.LinkError
-	if errors.As(err, &le) && isCrossDevice(le.Err) {
-		return copyThenRemove(src, dst)
-	}
-	return err
-}
-
 // copyThenRemove moves across file systems: the trash may live on another
 // disk than the project. Files are created exclusively, so nothing that
 // appeared meanwhile is overwritten.

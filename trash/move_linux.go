@@ -4,23 +4,29 @@ package trash
 
 import (
 	"errors"
+	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
 
-// moveNoReplace renames without ever replacing what is at dst, atomically
-// where the file system supports RENAME_NOREPLACE.
-func moveNoReplace(src, dst string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, src, unix.AT_FDCWD, dst, unix.RENAME_NOREPLACE)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, unix.EEXIST):
-		return errExist(dst)
-	case errors.Is(err, unix.EXDEV):
-		return copyThenRemove(src, dst)
-	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS):
-		return checkThenRename(src, dst)
+// renameNoReplace renames from (in the folder fromDir) to to (in toDir)
+// without ever replacing what is there, atomically where the file system
+// supports RENAME_NOREPLACE.
+func renameNoReplace(fromDir int, from string, toDir int, to string) error {
+	err := unix.Renameat2(fromDir, from, toDir, to, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+		return checkThenRenameat(fromDir, from, toDir, to)
 	}
 	return err
+}
+
+// inFolder names to in the open folder dir as a path that does not walk
+// the way down again: /proc/self/fd/N is the folder itself.
+func inFolder(dir int, to, fallback string) string {
+	fd := "/proc/self/fd/" + strconv.Itoa(dir)
+	if _, err := os.Stat(fd); err != nil {
+		return fallback
+	}
+	return fd + "/" + to
 }

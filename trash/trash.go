@@ -35,6 +35,9 @@ var (
 	ErrExists = errors.New("trash: the original path exists")
 	// ErrNotFound: no entry has that id.
 	ErrNotFound = errors.New("trash: no such entry")
+	// ErrOutside: the original path is outside the root, or a folder on
+	// the way to it is now a symbolic link; Restore leaves it in the trash.
+	ErrOutside = errors.New("trash: the original path is not inside the root")
 )
 
 //go:embed rm.sh
@@ -96,12 +99,12 @@ func Dir(root string) (string, error) {
 
 // Entry is one deleted file or folder.
 type Entry struct {
-	ID           string
-	OriginalPath string
-	Time         time.Time
-	Command      string
-	Size         int64 // bytes of regular files, for a folder all of them
-	IsDir        bool
+	ID        string
+	Path      string    // the absolute path it was deleted from
+	DeletedAt time.Time // when
+	Command   string    // the command line that deleted it
+	Size      int64     // bytes of regular files, for a folder all of them
+	IsDir     bool
 }
 
 // List returns the complete entries of trashDir, newest first. Entries an
@@ -124,8 +127,8 @@ func List(trashDir string) ([]Entry, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Time.Equal(out[j].Time) {
-			return out[i].Time.After(out[j].Time)
+		if !out[i].DeletedAt.Equal(out[j].DeletedAt) {
+			return out[i].DeletedAt.After(out[j].DeletedAt)
 		}
 		return out[i].ID > out[j].ID
 	})
@@ -143,12 +146,12 @@ func read(trashDir, id string) (Entry, error) {
 	if err != nil || len(path) == 0 {
 		return Entry{}, fmt.Errorf("trash: entry %s has no path", id)
 	}
-	e := Entry{ID: id, OriginalPath: string(path), IsDir: fi.IsDir()}
+	e := Entry{ID: id, Path: string(path), IsDir: fi.IsDir()}
 	if b, err := os.ReadFile(filepath.Join(dir, "time")); err == nil {
-		e.Time, _ = time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+		e.DeletedAt, _ = time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
 	}
-	if e.Time.IsZero() {
-		e.Time = fi.ModTime()
+	if e.DeletedAt.IsZero() {
+		e.DeletedAt = fi.ModTime()
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "command")); err == nil {
 		e.Command = string(b)
@@ -171,8 +174,14 @@ func size(p string) int64 {
 }
 
 // Restore puts entry id back where it was, recreating missing parent
-// folders. It refuses with ErrExists when anything is at that path.
-func Restore(trashDir, id string) (Entry, error) {
+// folders, and only inside root (a real path, see platform.RealRoot): the
+// trash folder is written by the commands themselves, so the path an
+// entry names is not trusted. The way down from root is walked a folder at
+// a time without following a symbolic link, so a parent folder replaced
+// by a link since the delete cannot send the item elsewhere. It refuses
+// with ErrOutside for a path outside root or through a link, and with
+// ErrExists when anything is at that path.
+func Restore(trashDir, root, id string) (Entry, error) {
 	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
 		return Entry{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
@@ -180,19 +189,24 @@ func Restore(trashDir, id string) (Entry, error) {
 	if err != nil {
 		return Entry{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
-	if _, err := os.Lstat(e.OriginalPath); err == nil {
-		return e, fmt.Errorf("%w: %s", ErrExists, e.OriginalPath)
+	rel, err := below(root, e.Path)
+	if err != nil {
+		return e, err
 	}
-	if err := os.MkdirAll(filepath.Dir(e.OriginalPath), 0o755); err != nil {
-		return e, fmt.Errorf("trash: %w", err)
-	}
-	if err := moveNoReplace(filepath.Join(trashDir, id, "item"), e.OriginalPath); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return e, fmt.Errorf("%w: %s", ErrExists, e.OriginalPath)
-		}
-		return e, fmt.Errorf("trash: restore %s: %w", id, err)
+	if err := restoreBelow(filepath.Join(trashDir, id), root, rel); err != nil {
+		return e, err
 	}
 	return e, removeAll(filepath.Join(trashDir, id))
+}
+
+// below returns path relative to root, refusing one that is not strictly
+// inside it.
+func below(root, path string) (string, error) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsAbs(path) || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%w: %s is not inside %s", ErrOutside, path, root)
+	}
+	return rel, nil
 }
 
 // Prune removes entries older than maxAge, and entries an interrupted rm
@@ -220,7 +234,7 @@ func Prune(trashDir string, maxAge time.Duration) error {
 
 func stale(trashDir string, de fs.DirEntry, now time.Time, maxAge time.Duration) bool {
 	if e, err := read(trashDir, de.Name()); err == nil {
-		return now.Sub(e.Time) > maxAge
+		return now.Sub(e.DeletedAt) > maxAge
 	}
 	fi, err := de.Info()
 	return err == nil && now.Sub(fi.ModTime()) > time.Hour

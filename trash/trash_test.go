@@ -115,11 +115,11 @@ func TestRmRestoreRoundTrip(t *testing.T) {
 		t.Fatalf("entries: %+v", l)
 	}
 	en := l[0]
-	if en.OriginalPath != filepath.Join(e.proj, "build") || !en.IsDir || en.Command != "rm -rf build" ||
-		en.Size != 6+70000 || time.Since(en.Time) > time.Minute {
+	if en.Path != filepath.Join(e.proj, "build") || !en.IsDir || en.Command != "rm -rf build" ||
+		en.Size != 6+70000 || time.Since(en.DeletedAt) > time.Minute {
 		t.Fatalf("entry: %+v", en)
 	}
-	if _, err := Restore(e.trash, en.ID); err != nil {
+	if _, err := Restore(e.trash, e.proj, en.ID); err != nil {
 		t.Fatal(err)
 	}
 	for rel, want := range files {
@@ -131,7 +131,7 @@ func TestRmRestoreRoundTrip(t *testing.T) {
 	if len(e.list()) != 0 {
 		t.Fatal("a restored entry must leave the trash")
 	}
-	if _, err := Restore(e.trash, en.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := Restore(e.trash, e.proj, en.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("restoring twice: %v", err)
 	}
 
@@ -139,7 +139,7 @@ func TestRmRestoreRoundTrip(t *testing.T) {
 	e.sh("rm -rf build")
 	e.write("build/new.txt", []byte("new"))
 	id := e.list()[0].ID
-	if _, err := Restore(e.trash, id); !errors.Is(err, ErrExists) {
+	if _, err := Restore(e.trash, e.proj, id); !errors.Is(err, ErrExists) {
 		t.Fatalf("restore over an existing path: %v", err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(e.proj, "build/new.txt")); string(got) != "new" {
@@ -164,7 +164,7 @@ func TestRestoreRecreatesParents(t *testing.T) {
 			file = en
 		}
 	}
-	if _, err := Restore(e.trash, file.ID); err != nil {
+	if _, err := Restore(e.trash, e.proj, file.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(e.proj, "a/b/c.txt")); string(got) != "c" {
@@ -267,7 +267,7 @@ func TestPrune(t *testing.T) {
 	e.sh("rm old new")
 	l := e.list()
 	for _, en := range l {
-		if strings.HasSuffix(en.OriginalPath, "old") {
+		if strings.HasSuffix(en.Path, "old") {
 			past := time.Now().Add(-8 * 24 * time.Hour).UTC().Format(time.RFC3339)
 			os.WriteFile(filepath.Join(e.trash, en.ID, "time"), []byte(past+"\n"), 0o600)
 		}
@@ -280,7 +280,7 @@ func TestPrune(t *testing.T) {
 	os.MkdirAll(filepath.Join(e.proj, "ro/sub"), 0o755)
 	e.sh("chmod 555 ro/sub && rm -r ro")
 	for _, en := range e.list() {
-		if strings.HasSuffix(en.OriginalPath, "/ro") {
+		if strings.HasSuffix(en.Path, "/ro") {
 			past := time.Now().Add(-30 * 24 * time.Hour).UTC().Format(time.RFC3339)
 			os.WriteFile(filepath.Join(e.trash, en.ID, "time"), []byte(past), 0o600)
 		}
@@ -289,7 +289,7 @@ func TestPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	l = e.list()
-	if len(l) != 1 || !strings.HasSuffix(l[0].OriginalPath, "new") {
+	if len(l) != 1 || !strings.HasSuffix(l[0].Path, "new") {
 		t.Fatalf("after prune: %+v", l)
 	}
 	if _, err := os.Stat(broken); !os.IsNotExist(err) {
@@ -336,8 +336,59 @@ func TestDirPerRoot(t *testing.T) {
 func TestRestoreRejectsBadIDs(t *testing.T) {
 	dir := t.TempDir()
 	for _, id := range []string{"", ".", "..", "../x", "a/b"} {
-		if _, err := Restore(dir, id); !errors.Is(err, ErrNotFound) {
+		if _, err := Restore(dir, dir, id); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Restore(%q): %v", id, err)
 		}
+	}
+}
+
+// A folder on the way back replaced by a link out of the root: restore
+// refuses, and nothing appears where the link points.
+func TestRestoreFollowsNoLink(t *testing.T) {
+	e := newEnv(t)
+	outside := t.TempDir()
+	e.write("a/b/secret.txt", []byte("s"))
+	e.sh("rm a/b/secret.txt")
+	for _, link := range []string{"a", "a/b"} {
+		os.RemoveAll(filepath.Join(e.proj, "a"))
+		os.MkdirAll(filepath.Dir(filepath.Join(e.proj, link)), 0o755)
+		if err := os.Symlink(outside, filepath.Join(e.proj, link)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Restore(e.trash, e.proj, e.list()[0].ID); !errors.Is(err, ErrOutside) {
+			t.Fatalf("link at %s: %v", link, err)
+		}
+		if des, _ := os.ReadDir(outside); len(des) != 0 {
+			t.Fatalf("link at %s: restored outside the root", link)
+		}
+	}
+	if len(e.list()) != 1 {
+		t.Fatal("a refused restore must keep the entry")
+	}
+}
+
+// The trash is written by commands: an entry naming a path outside the
+// root, or an entry folder that is a link, is not restored.
+func TestRestoreStaysInsideTheRoot(t *testing.T) {
+	e := newEnv(t)
+	outside := t.TempDir()
+	e.write("f", []byte("f"))
+	e.sh("rm f")
+	id := e.list()[0].ID
+	for _, forged := range []string{filepath.Join(outside, "planted"), e.proj, filepath.Join(e.proj, "..", "x"), "relative/x"} {
+		os.WriteFile(filepath.Join(e.trash, id, "path"), []byte(forged), 0o600)
+		if _, err := Restore(e.trash, e.proj, id); !errors.Is(err, ErrOutside) {
+			t.Errorf("path %q: %v", forged, err)
+		}
+	}
+	if des, _ := os.ReadDir(outside); len(des) != 0 {
+		t.Fatal("restored outside the root")
+	}
+	elsewhere := filepath.Join(t.TempDir(), "entry")
+	os.Rename(filepath.Join(e.trash, id), elsewhere)
+	os.WriteFile(filepath.Join(elsewhere, "path"), []byte(filepath.Join(e.proj, "f")), 0o600)
+	os.Symlink(elsewhere, filepath.Join(e.trash, "linked"))
+	if _, err := Restore(e.trash, e.proj, "linked"); !errors.Is(err, ErrNotFound) || e.exists("f") {
+		t.Fatalf("an entry folder that is a link: %v", err)
 	}
 }

@@ -219,7 +219,7 @@ export class Termhelper extends EventEmitter {
     return this.request("trash/list");
   }
 
-  trashRestore(params: { id: string }): Promise<null> {
+  trashRestore(params: { id: string }): Promise<TrashEntry> {
     return this.request("trash/restore", params);
   }
 

@@ -153,14 +153,23 @@ export interface PolicyCheckResult {
 
 export interface TrashEntry {
   id: string;
+  /** The absolute path it was deleted from. */
   path: string;
+  /** RFC 3339. */
   deletedAt: string;
+  /** Bytes; a folder's files summed. */
   size: number;
+  /** The command line that deleted it. */
+  command: string;
+  isDir: boolean;
 }
 
 /** `approval/request` from the helper: a command that needs a yes. */
 export interface ApprovalRequest {
+  /** Safe to show: control, bidirectional and zero-width characters are written as escapes (`\r`, `\x1b`, `\u202e`). */
   command: string;
+  /** The line exactly as it will run, present only when it differs from `command`. */
+  exactCommand?: string;
   cwd: string;
   reasons: string[];
 }

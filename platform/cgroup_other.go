@@ -1,0 +1,9 @@
+//go:build !linux
+
+package platform
+
+// CgroupDir is "": commands are not held in cgroups here.
+func CgroupDir() string { return "" }
+
+// KillCgroup does nothing here: there are no cgroups.
+func KillCgroup(string) int { return 0 }
