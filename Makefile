@@ -40,13 +40,14 @@ STRESS_P       ?= 4
 STRESS_TIMEOUT ?= 45m
 STRESS_RUN     ?= .
 STRESS_PKGS    ?= ./...
+STRESS_LOAD    ?=
 test-stress:
 	@tmp=$$(mktemp -d); load=; tests=; \
 	trap '[ -z "$$tests" ] || kill -TERM -$$tests 2>/dev/null || kill $$tests; \
 		[ -z "$$load" ] || kill $$load; wait; rm -rf "$$tmp"' EXIT; \
 	trap 'exit 130' INT TERM HUP; \
 	$(GO) build -o "$$tmp/load" ./internal/load || exit 1; \
-	"$$tmp/load" -dir "$$tmp" & load=$$!; \
+	"$$tmp/load" -dir "$$tmp" $(STRESS_LOAD) & load=$$!; \
 	$$(command -v setsid) $(GO) test -race -count=1 -cpu 1 -p $(STRESS_P) -timeout $(STRESS_TIMEOUT) \
 		-run '$(STRESS_RUN)' $(STRESS_PKGS) & tests=$$!; \
 	wait $$tests; rc=$$?; tests=; exit $$rc
