@@ -343,7 +343,9 @@ func marker() string {
 	markerSeq.Lock()
 	defer markerSeq.Unlock()
 	markerSeq.n++
-	return strconv.Itoa(900000 + os.Getpid()%1000*50 + markerSeq.n)
+	// The whole pid: another test binary running at the same time (a
+	// second checkout, another job on the machine) must never share one.
+	return fmt.Sprintf("9%07d%03d", os.Getpid(), markerSeq.n%1000)
 }
 
 // pidsWith lists processes whose command line contains s.
