@@ -1,9 +1,9 @@
 // Command load keeps a machine as busy as a shared CI runner can be, so
-// that `make test-stress` meets a slow scheduler and a cold disk: two
-// spinners per core (a test's process gets a third of a core at most), a
-// loop that starts short-lived programs as a build does (process creation
-// contended, pids recycled), a writer of large files that fsyncs each
-// one, and a dropper that evicts from the page cache the files tests read
+// that `make test-stress` meets a slow scheduler and a cold disk: four
+// spinners per core (a test's process gets a fifth of a core at most, as
+// on a runner at a load of 10), a loop per core that starts short-lived
+// programs as a build does (process creation contended, pids recycled), a
+// writer of large files that fsyncs each one, and a dropper that evicts from the page cache the files tests read
 // (the repository, the Go build cache and toolchain, the system's
 // programs).
 //
@@ -28,8 +28,8 @@ import (
 )
 
 func main() {
-	spin := flag.Int("spin", 2*runtime.NumCPU(), "busy loops")
-	execs := flag.Int("exec", 1, "loops that start a short-lived program again and again")
+	spin := flag.Int("spin", 4*runtime.NumCPU(), "busy loops")
+	execs := flag.Int("exec", runtime.NumCPU(), "loops that start a short-lived program again and again")
 	dir := flag.String("dir", os.TempDir(), "folder for the written files")
 	writeMB := flag.Int("write-mb", 256, "size of each written file, MiB (0: no writer)")
 	drop := flag.String("drop", "", "paths whose pages to drop, "+string(os.PathListSeparator)+"-separated (default: the working folder, the temporary folder, /bin, /usr/bin, /usr/lib, the Go toolchain and build cache)")
