@@ -3,7 +3,7 @@ GO     ?= go
 BIN    ?= bin/termhelper
 ROOT   ?= .
 
-.PHONY: soak build run test test-go test-stress test-short cross vet lint bench bench-quick fuzz clean dist test-node npm-lib
+.PHONY: soak build run test test-go test-stress test-short cross vet lint bench bench-quick fuzz clean dist mcpb test-node npm-lib
 
 # The version has one source, the VERSION file; the linker stamps it and
 # the commit into package version (a build without the stamp still reports
@@ -85,7 +85,7 @@ bench-quick: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime 60s ./cleaner/
 	$(GO) test -run '^$$' -fuzz FuzzMaskSplit -fuzztime 60s ./mask/
-	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime 60s ./rpc/
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime 60s ./wire/
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 60s ./rpc/
 
 # Random valid and invalid messages at full speed against the built helper
@@ -95,9 +95,10 @@ soak:
 	TERMHELPER_SOAK=$(TERMHELPER_SOAK) $(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./e2e/
 
 # Release binaries for every platform a host ships to, each checked under
-# 10 MB, their SHA256SUMS, and the npm packages in dist/npm (npm/pack.mjs).
+# 15 MB, their SHA256SUMS, the npm packages in dist/npm (npm/pack.mjs), and
+# a .mcpb bundle per platform for Claude Desktop (make mcpb).
 DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-MAX_BYTES    := 10000000
+MAX_BYTES    := 15000000
 SHA256       ?= $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo 'shasum -a 256')
 dist: npm-lib
 	rm -rf dist
@@ -109,10 +110,19 @@ dist: npm-lib
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '-s -w $(STAMP)' -o $$out . ; \
 		size=$$(wc -c < $$out | tr -d ' '); \
 		echo "$$out: $$size bytes"; \
-		if [ "$$size" -ge $(MAX_BYTES) ]; then echo "$$out is over 10 MB" >&2; exit 1; fi; \
+		if [ "$$size" -ge $(MAX_BYTES) ]; then echo "$$out is over 15 MB" >&2; exit 1; fi; \
 	done
-	cd dist && $(SHA256) termhelper-* > SHA256SUMS
 	node npm/pack.mjs dist
+	$(MAKE) mcpb
+	cd dist && $(SHA256) termhelper-* > SHA256SUMS
+
+# The .mcpb bundles (one per platform) from the binaries in dist/, each
+# manifest validated by the MCPB tool before it is packed.
+mcpb: npm/mcpb/node_modules/.package-lock.json
+	node npm/mcpb/build.mjs dist
+
+npm/mcpb/node_modules/.package-lock.json: npm/mcpb/package-lock.json
+	cd npm/mcpb && npm ci --no-audit --no-fund
 
 # The TypeScript client, compiled (npm ci only when the lock file changed).
 npm-lib: npm/termhelper/node_modules/.package-lock.json
@@ -121,12 +131,15 @@ npm-lib: npm/termhelper/node_modules/.package-lock.json
 npm/termhelper/node_modules/.package-lock.json: npm/termhelper/package-lock.json
 	cd npm/termhelper && npm ci --no-audit --no-fund
 
-# The client's tests against the built binary, then the packaging test:
-# make dist, the linux-x64 and main tarballs installed into an empty folder.
+# The client's tests against the built binary (consumer setups compiled
+# with tsc and tsgo included), then the packaging tests: make dist, the
+# linux-x64 and main tarballs installed into an empty folder, and the .mcpb
+# bundle unpacked and started.
 test-node: build npm-lib
 	cd npm/termhelper && TERMHELPER_BIN=$(abspath $(BIN)) node --test test/*.test.mjs
 	$(MAKE) dist
 	sh npm/test-package.sh dist
+	cd npm/mcpb && TERMHELPER_DIST=$(abspath dist) node --test test/*.test.mjs
 
 clean:
 	rm -rf bin dist npm/termhelper/lib

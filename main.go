@@ -6,7 +6,7 @@ package main
 import (
 	"context"
 	_ "embed"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,7 +20,6 @@ import (
 
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/engine"
-	"github.com/termhelper/termhelper/mcp"
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
 	"github.com/termhelper/termhelper/rpc"
@@ -48,59 +47,39 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-// flags are shared by the server and the run subcommand.
-type flags struct {
-	root, config, framing, logLevel string
-	cpuprofile                      string
-	mcp                             bool
-}
-
-func (f *flags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.root, "root", "", "project root: every command runs inside it (default: the current directory)")
-	fs.StringVar(&f.config, "config", "", "the user's TOML config file (default: config.toml in the user's config folder); the root's .termhelper.toml goes over it and may only narrow it")
-	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
-}
-
 func run(args []string) int {
-	if len(args) > 0 && args[0] == "run" {
-		return runOnce(args[1:])
-	}
 	if len(args) > 0 && args[0] == platform.LoginEnvCommand {
 		return platform.ServeLoginEnv(args[1:])
 	}
 	if len(args) > 0 && args[0] == sandbox.Command {
 		return sandbox.Serve(args[1:])
 	}
-	fs := flag.NewFlagSet("termhelper", flag.ContinueOnError)
-	var f flags
-	f.register(fs)
-	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to this file until the helper exits (for make bench)")
-	fs.BoolVar(&f.mcp, "mcp", false, "serve the Model Context Protocol (one tool, terminal) instead of the native methods")
-	fs.StringVar(&f.framing, "framing", "auto", "message framing: auto, lsp (Content-Length headers) or ndjson (a message per line)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: termhelper [flags]            serve JSON-RPC 2.0 on stdin/stdout\n"+
-			"       termhelper --mcp [flags]      serve MCP on stdin/stdout\n"+
-			"       termhelper run [flags] -- COMMAND   run one command and print its result\n\nflags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	inv, err := parseArgs(args)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(os.Stderr, "termhelper: %s\n\n%s", ue.msg, ue.usage)
 		return 2
 	}
-	if *showVersion {
+	switch inv.mode {
+	case modeHelp:
+		fmt.Print(inv.usage)
+		return 0
+	case modeVersion:
 		fmt.Println(version.String())
 		return 0
+	case modeRun:
+		return runOnce(inv.f, inv.command)
 	}
+	return serveStdio(inv.f)
+}
+
+// serveStdio serves one host on stdin/stdout until it goes.
+func serveStdio(f flags) int {
 	framing, err := wire.ParseFraming(f.framing)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return 2
 	}
-	eng, log, cleanup, afterFirst, code := setup(f)
-	if eng == nil {
-		return code
-	}
-	defer cleanup()
 	if f.cpuprofile != "" {
 		stopProfile, err := startCPUProfile(f.cpuprofile)
 		if err != nil {
@@ -109,23 +88,26 @@ func run(args []string) int {
 		}
 		defer stopProfile()
 	}
+	if f.mcp {
+		return serveMCP(f)
+	}
+	eng, log, cleanup, afterFirst, code := setup(f)
+	if eng == nil {
+		return code
+	}
+	defer cleanup()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	ctx = platform.WatchHangup(ctx, os.Stdout)
-	if err := serve(ctx, f, framing, eng, log, afterFirst); err != nil {
+	if err := serve(ctx, framing, eng, log, afterFirst); err != nil {
 		log.Error("serve", "err", err)
 	}
 	return 0
 }
 
-// serve runs the front end the flags chose over the engine.
-func serve(ctx context.Context, f flags, framing wire.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
-	opts := rpc.Options{Log: log, AfterFirst: afterFirst}
-	if f.mcp {
-		// MCP's stdio transport is a JSON message per line.
-		opts.Front, framing = mcp.Front(eng, version.Number()), wire.NDJSON
-	}
-	return rpc.New(eng, opts).Serve(ctx, stdio{}, framing)
+// serve runs the native front end over the engine.
+func serve(ctx context.Context, framing wire.Framing, eng *engine.Engine, log *slog.Logger, afterFirst func()) error {
+	return rpc.New(eng, rpc.Options{Log: log, AfterFirst: afterFirst}).Serve(ctx, stdio{}, framing)
 }
 
 // setup loads the root and the config and builds the engine, with a
@@ -146,10 +128,20 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
 	}
-	cfg, err := config.Load(f.config, root)
+	eng, cleanup, afterFirst, err := open(f, root, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
+	}
+	return eng, log, cleanup, afterFirst, 0
+}
+
+// open loads the config for root and builds its engine, with a cleanup to
+// run after it and the work to start after the first answer.
+func open(f flags, root string, log *slog.Logger) (*engine.Engine, func(), func(), error) {
+	cfg, err := config.Load(f.config, root)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
@@ -175,7 +167,7 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 		}
 		housekeeping(opts.TrashDir, log)
 	}
-	return engine.New(opts), log, login.close, afterFirst, 0
+	return engine.New(opts), login.close, afterFirst, nil
 }
 
 // allowStore opens the persisted "always" list; without it, approvals
@@ -230,18 +222,7 @@ func newLogger(level string) (*slog.Logger, error) {
 
 // runOnce is `termhelper run -- COMMAND`: the same engine, answered for a
 // person, exiting with the command's exit code.
-func runOnce(args []string) int {
-	fs := flag.NewFlagSet("termhelper run", flag.ContinueOnError)
-	var f flags
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	command := strings.Join(fs.Args(), " ")
-	if strings.TrimSpace(command) == "" {
-		fmt.Fprintln(os.Stderr, "usage: termhelper run [--root DIR] -- COMMAND")
-		return 2
-	}
+func runOnce(f flags, command string) int {
 	eng, _, cleanup, _, code := setup(f)
 	if eng == nil {
 		return code

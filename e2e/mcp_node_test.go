@@ -16,7 +16,8 @@ const nodeWatchdog = 3 * time.Minute
 
 // TestMCPNode drives the built binary with the TypeScript SDK's MCP client
 // (e2e/mcp-node): the same call shapes as the Go SDK tests, from the other
-// SDK hosts are built on.
+// SDK hosts are built on; and the native protocol with vscode-jsonrpc, as
+// a VS Code extension drives it.
 func TestMCPNode(t *testing.T) {
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -32,7 +33,7 @@ func TestMCPNode(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
 		runIn(ctx, t, dir, nil, "npm", "ci", "--no-audit", "--no-fund")
 	}
-	runIn(ctx, t, dir, []string{"TERMHELPER_BIN=" + binary}, "node", "--test", "mcp.test.mjs")
+	runIn(ctx, t, dir, []string{"TERMHELPER_BIN=" + binary}, "node", "--test", "mcp.test.mjs", "jsonrpc.test.mjs")
 }
 
 // runIn runs a command in dir with its output in the test log, failing the

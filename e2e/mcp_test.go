@@ -5,14 +5,18 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,7 +35,15 @@ type mcpHost struct {
 }
 
 type mcpOpts struct {
-	elicit func(*sdk.ElicitRequest) (*sdk.ElicitResult, error) // nil: no elicitation capability
+	elicit  func(*sdk.ElicitRequest) (*sdk.ElicitResult, error) // nil: no elicitation capability
+	version string                                              // the protocol revision asked; "": the SDK's newest
+	// dir, when set, is where the helper starts, without --root; roots
+	// are the client's roots (file URIs).
+	dir    string
+	roots  []string
+	config string // the user's config.toml
+	// progress receives the progress notifications.
+	progress chan *sdk.ProgressNotificationParams
 }
 
 func startMCP(t *testing.T, o mcpOpts) *mcpHost {
@@ -42,17 +54,34 @@ func startMCP(t *testing.T, o mcpOpts) *mcpHost {
 	copts := &sdk.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
 		h.logs <- r.Params
 	}}
+	if o.progress != nil {
+		copts.ProgressNotificationHandler = func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			o.progress <- r.Params
+		}
+	}
 	if o.elicit != nil {
 		copts.ElicitationHandler = func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			return o.elicit(r)
 		}
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, copts)
+	for _, r := range o.roots {
+		client.AddRoots(&sdk.Root{URI: r})
+	}
 	cmd := exec.Command(binary, "--mcp", "--root", root)
-	cmd.Env = append(os.Environ(), "TERMHELPER_CONFIG_DIR="+filepath.Join(root, ".cfg"), "SHELL=")
+	if o.dir != "" {
+		cmd = exec.Command(binary, "--mcp")
+		cmd.Dir = o.dir
+	}
+	cfgDir := filepath.Join(root, ".cfg")
+	if o.config != "" {
+		require.NoError(t, os.MkdirAll(cfgDir, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(o.config), 0o600))
+	}
+	cmd.Env = append(os.Environ(), "TERMHELPER_CONFIG_DIR="+cfgDir, "SHELL=")
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: o.version})
 	require.NoError(t, err)
 	h.cs = cs
 	t.Cleanup(func() { cs.Close() })
@@ -119,6 +148,13 @@ func TestMCPToolsList(t *testing.T) {
 	assert.Equal(t, []string{"exit", "stable"}, schema.Properties["until"].Enum)
 	assert.Equal(t, []string{"pty", "pipes"}, schema.Properties["mode"].Enum)
 	assert.NotNil(t, tool.OutputSchema)
+	// Hosts that convert schemas for Gemini models reject a "type" that is
+	// an array.
+	for _, s := range []any{tool.InputSchema, tool.OutputSchema} {
+		data, err := json.Marshal(s)
+		require.NoError(t, err)
+		assert.NotRegexp(t, `"type":\[`, string(data))
+	}
 }
 
 func TestMCPColourAndExitCode(t *testing.T) {
@@ -189,27 +225,51 @@ func TestMCPRefusedIsAnErrorResult(t *testing.T) {
 	assert.Contains(t, text(res), "no such session")
 }
 
-func TestMCPApprovalByElicitation(t *testing.T) {
+// TestMCPApproval: the person is asked through the client in both forms:
+// elicitation/create before 2026-07-28, a multi round-trip request from
+// it on. A decline and a dismissal are told apart; an accept runs.
+func TestMCPApproval(t *testing.T) {
 	t.Parallel()
-	var asked []string
-	accept := false
-	h := startMCP(t, mcpOpts{elicit: func(r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-		asked = append(asked, r.Params.Message)
-		if accept {
-			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"always": false}}, nil
-		}
-		return &sdk.ElicitResult{Action: "decline"}, nil
-	}})
-	res := h.call(map[string]any{"command": "touch declined"})
-	assert.True(t, res.IsError)
-	assert.Contains(t, text(res), "user declined")
-	assert.NoFileExists(t, filepath.Join(h.root, "declined"))
-	accept = true
-	res = h.call(map[string]any{"command": "touch accepted"})
-	assert.False(t, res.IsError, text(res))
-	assert.FileExists(t, filepath.Join(h.root, "accepted"))
-	require.Len(t, asked, 2)
-	assert.Contains(t, asked[1], "touch accepted")
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var asked []string
+			action := "decline"
+			h := startMCP(t, mcpOpts{version: version, elicit: func(r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, r.Params.Message)
+				if action == "accept" {
+					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"always": false}}, nil
+				}
+				return &sdk.ElicitResult{Action: action}, nil
+			}})
+			require.Equal(t, version, h.cs.InitializeResult().ProtocolVersion)
+			for _, c := range []struct{ action, file, says string }{
+				{"decline", "declined", "user declined"},
+				{"cancel", "dismissed", "dismissed the approval question without answering"},
+				{"accept", "accepted", ""},
+			} {
+				mu.Lock()
+				action = c.action
+				mu.Unlock()
+				res := h.call(map[string]any{"command": "touch " + c.file})
+				if c.says == "" {
+					assert.False(t, res.IsError, text(res))
+					assert.FileExists(t, filepath.Join(h.root, c.file))
+					continue
+				}
+				assert.True(t, res.IsError, c.action)
+				assert.Contains(t, text(res), c.says)
+				assert.NoFileExists(t, filepath.Join(h.root, c.file))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			require.Len(t, asked, 3)
+			assert.Contains(t, asked[2], "touch accepted")
+		})
+	}
 }
 
 func TestMCPEndReportedWithoutPolling(t *testing.T) {
@@ -293,4 +353,170 @@ func TestMCPScreen(t *testing.T) {
 	data, _ := json.Marshal(res.StructuredContent)
 	assert.Contains(t, string(data), `"altScreen":true`)
 	h.call(map[string]any{"session_id": id, "kill": true})
+}
+
+// TestMCPYieldAnswersAlive: a foreground call still running at the yield
+// (mcp_yield_ms, short here) answers with its live session, and
+// until "exit" finishes it.
+func TestMCPYieldAnswersAlive(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 1000\n"})
+	res := h.call(map[string]any{"command": "sleep 4; echo done"})
+	r := structured(t, res)
+	require.Equal(t, "running", r.State, text(res))
+	assert.Contains(t, text(res), "session "+r.SessionID+" still running")
+	for {
+		res = h.call(map[string]any{"session_id": r.SessionID, "until": "exit"})
+		if structured(t, res).ExitCode != nil {
+			break
+		}
+		require.Equal(t, "running", structured(t, res).State, "a wait past the yield answers alive too")
+	}
+	assert.Contains(t, text(res), "done")
+}
+
+// TestMCPOneShapePerCall: arguments that mix two call shapes are refused,
+// naming both, and nothing runs.
+func TestMCPOneShapePerCall(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{})
+	res := h.call(map[string]any{"command": "touch mixed", "list": true})
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), `arguments "command" and "list" are different call shapes`)
+	assert.NoFileExists(t, filepath.Join(h.root, "mixed"))
+	m := marker()
+	id := structured(t, h.call(map[string]any{"command": "sleep " + m, "background": true, "yield_ms": 0})).SessionID
+	res = h.call(map[string]any{"session_id": id, "kill": true, "input": "y\n"})
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), `arguments "input" and "kill" are different call shapes`)
+	assert.NotEmpty(t, pidsWith(m), "nothing was killed")
+	res = h.call(map[string]any{"session_id": id, "cwd": "sub"})
+	assert.Contains(t, text(res), `argument "cwd" goes with "command"`)
+	h.call(map[string]any{"session_id": id, "kill": true})
+	noneLeft(t, m)
+}
+
+// TestMCPErrorsNameTheToolsArguments: bad values are named as the tool
+// names them, never with a native field name or a decoder's text.
+func TestMCPErrorsNameTheToolsArguments(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{})
+	for args, want := range map[string]string{
+		`{"comand":"ls"}`:                    `unknown argument "comand"`,
+		`{"command":5}`:                      `argument "command" must be a string, not 5`,
+		`{"command":"ls","timeout_ms":-1}`:   `argument "timeout_ms" must be between 0 and`,
+		`{"command":"ls","mode":"tty"}`:      `argument "mode" must be one of "pty", "pipes"`,
+		`{"command":"ls","ready_port":80}`:   `arguments "ready_pattern" and "ready_port" need "background": true`,
+		`{"command":"ls","env":{"A":1}}`:     `the value of "A" must be a string`,
+		`{"session_id":"1","until":"later"}`: `argument "until" must be one of "exit", "stable"`,
+		`{}`:                                 `give "command" to run`,
+		`{"command":"ls","yield_ms":1.5}`:    `argument "yield_ms" must be a whole number`,
+	} {
+		var a map[string]any
+		require.NoError(t, json.Unmarshal([]byte(args), &a))
+		res := h.call(a)
+		assert.True(t, res.IsError, args)
+		assert.Contains(t, text(res), want, args)
+		for _, leak := range []string{"timeoutMs", "readyPort", "json:", "validating"} {
+			assert.NotContains(t, text(res), leak, args)
+		}
+	}
+}
+
+// TestMCPRoot: without --root the client's first root is the project;
+// from / with no root from the client, every call is refused and says to
+// pass --root.
+func TestMCPRoot(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			project, err := filepath.EvalSymlinks(t.TempDir())
+			require.NoError(t, err)
+			h := startMCP(t, mcpOpts{version: version, dir: "/", roots: []string{"file://" + project}})
+			res := h.call(map[string]any{"command": "pwd"})
+			require.False(t, res.IsError, text(res))
+			assert.Equal(t, project+"\n", structured(t, res).Output)
+		})
+	}
+	h := startMCP(t, mcpOpts{dir: "/"})
+	res := h.call(map[string]any{"command": "pwd"})
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), "--root")
+}
+
+// TestMCPGarbageBeforeAndBetween: bytes that are no message, before the
+// first and between the others, are answered with -32700 and skipped; the
+// messages around them are served. The SDK's own stdio transport would
+// close the connection at the first.
+func TestMCPGarbageBeforeAndBetween(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	cmd := exec.Command(binary, "--mcp", "--root", root)
+	cmd.Env = append(os.Environ(), "TERMHELPER_CONFIG_DIR="+filepath.Join(root, ".cfg"), "SHELL=")
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+	})
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	next := func() string {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "the helper closed its output")
+			return l
+		case <-time.After(watchdog):
+			t.Fatal("no answer within the watchdog")
+		}
+		return ""
+	}
+	send := func(s string) {
+		_, err := io.WriteString(in, s+"\n")
+		require.NoError(t, err)
+	}
+	send("hello, this is no JSON")
+	assert.Contains(t, next(), `"code":-32700`)
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	assert.Contains(t, next(), `"protocolVersion":"2025-11-25"`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,`)
+	assert.Contains(t, next(), `"code":-32700`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"terminal","arguments":{"command":"echo between"}}}`)
+	assert.Contains(t, next(), `between\n`)
+}
+
+// TestMCPProgressShowsTheLastLine: a client that sent a progress token is
+// told, while the call waits, what the command last showed.
+func TestMCPProgressShowsTheLastLine(t *testing.T) {
+	t.Parallel()
+	progress := make(chan *sdk.ProgressNotificationParams, 16)
+	h := startMCP(t, mcpOpts{progress: progress})
+	m := marker()
+	done := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+		defer cancel()
+		res, _ := h.cs.CallTool(ctx, &sdk.CallToolParams{Name: "terminal", Meta: sdk.Meta{"progressToken": "p1"},
+			Arguments: map[string]any{"command": "echo building step 1; sleep " + m}})
+		done <- res
+	}()
+	p := within(t, progress, "a progress notification")
+	assert.Equal(t, "p1", p.ProgressToken)
+	assert.Contains(t, p.Message, "building step 1")
+	for _, pid := range pidsWith(m) {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	within(t, done, "the call's answer")
 }

@@ -145,6 +145,9 @@ func (e *Engine) approve(ctx context.Context, command, dir string, env map[strin
 
 func (e *Engine) ask(ctx context.Context, a Approver, command string, req ApprovalRequest) error {
 	d, err := a.Approve(ctx, req)
+	if ctx.Err() != nil {
+		return ErrCancelled // the question is withdrawn with the request
+	}
 	if err != nil {
 		e.log.Info("approval not given", "err", err)
 		refused := notApproved(ErrDeclined.Error(), req.Reasons)

@@ -85,6 +85,10 @@ func (e *RefusedError) Error() string { return e.Msg }
 
 func (e *RefusedError) Unwrap() error { return e.Err }
 
+// ErrCancelled is a request the host gave up on (MCP's
+// notifications/cancelled, the native $/cancelRequest) before its answer.
+var ErrCancelled = errors.New("request cancelled by the host")
+
 // ErrDeclined is the message of a command the person declined.
 var ErrDeclined = errors.New("user declined to run this command")
 

@@ -28,11 +28,16 @@ type RunParams struct {
 	// accepts connections on loopback. Its yield then defaults to 30 s.
 	ReadyPattern string
 	ReadyPort    int
+	// Started, if set, learns the session's id once the command runs,
+	// before its first answer (a front end's progress reports use it).
+	Started func(id string)
 }
 
 // Run judges a command, asks the host when it must, starts it and returns
-// its first answer: finished, or alive with a session id. A cancelled ctx
-// ends the wait for an approval or an answer, not the command.
+// its first answer: finished, or alive with a session id. A ctx cancelled
+// before that answer (the host gave up on the request) withdraws the
+// approval question, ends the command's whole tree and returns
+// ErrCancelled: a stopped turn leaves nothing running.
 func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 	spec, yield, err := e.buildSpec(p)
 	if err != nil {
@@ -46,12 +51,25 @@ func (e *Engine) Run(ctx context.Context, p RunParams) (session.Result, error) {
 		return session.Result{}, err
 	}
 	e.log.Info("started", "session", sess.ID(), "command", p.Command, "cwd", spec.Dir)
+	if p.Started != nil {
+		p.Started(sess.ID())
+	}
 	// An explicit yieldMs of 0 answers at once; no yieldMs on a
 	// foreground command waits for its end or a prompt.
 	now := p.YieldMs != nil && *p.YieldMs == 0
 	ready := spec.ReadyPattern != nil || spec.ReadyPort > 0
-	return sess.Answer(session.AnswerOpts{Yield: yield, Now: now, UntilReady: ready, Done: ctx.Done()}), nil
+	r := sess.Answer(session.AnswerOpts{Yield: yield, Now: now, UntilReady: ready, Done: ctx.Done()})
+	if ctx.Err() != nil && r.Exit == nil {
+		e.log.Info("request cancelled: ending its command", "session", sess.ID())
+		sess.Kill(platform.SIGTERM, cancelGrace)
+		return session.Result{}, ErrCancelled
+	}
+	return r, nil
 }
+
+// cancelGrace is how long a cancelled command has between SIGTERM and
+// SIGKILL.
+const cancelGrace = 2 * time.Second
 
 func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 	if err := checkRun(&p); err != nil {

@@ -38,7 +38,16 @@ func (e *Engine) Write(ctx context.Context, p WriteParams) (session.Result, erro
 	if p.YieldMs != nil {
 		yield = ms(*p.YieldMs)
 	}
-	return sess.Answer(session.AnswerOpts{Yield: yield, Now: yield == 0, Done: ctx.Done()}), nil
+	return waited(ctx, sess.Answer(session.AnswerOpts{Yield: yield, Now: yield == 0, Done: ctx.Done()}))
+}
+
+// waited is the answer of a wait on a session, or ErrCancelled when the
+// host gave up on it: only the wait ends, the session goes on.
+func waited(ctx context.Context, r session.Result) (session.Result, error) {
+	if ctx.Err() != nil {
+		return session.Result{}, ErrCancelled
+	}
+	return r, nil
 }
 
 // ReadParams ask a session for its news (session/read).
@@ -84,7 +93,7 @@ func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error)
 	case p.Until == "":
 		o.Now = true // a plain poll
 	}
-	return sess.Answer(o), nil
+	return waited(ctx, sess.Answer(o))
 }
 
 // KillParams end a session's tree (session/kill).

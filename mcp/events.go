@@ -1,62 +1,38 @@
+//lint:file-ignore SA1019 PROTOCOL.md section 9 reports ended sessions as logging notifications, which MCP 2026-07-28 deprecates but keeps working.
+
 package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
-	"github.com/termhelper/termhelper/engine"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/termhelper/termhelper/protocol"
-	"github.com/termhelper/termhelper/rpc"
 	"github.com/termhelper/termhelper/session"
-	"github.com/termhelper/termhelper/wire"
 )
 
 // events reports sessions that end without being polled: a logging
-// notification for clients that listen, and a line at the top of the next
-// tool result for the model.
+// notification for clients that listen, and a notice at the top of the
+// next tool result (its text and its structured content) for the model.
 type events struct {
-	eng  *engine.Engine
-	peer rpc.Peer
+	f *front
 
 	mu       sync.Mutex
-	level    int // the client's logging level; 0: not set, send nothing
 	pending  []endLine
 	reported map[string]bool // sessions whose finished answer a result gave
 }
 
-func newEvents(eng *engine.Engine, p rpc.Peer) *events {
-	return &events{eng: eng, peer: p, reported: map[string]bool{}}
-}
-
-// levels are MCP's logging levels (RFC 5424's), least severe first.
-var levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// setLevel is logging/setLevel: messages at this level and above are sent.
-func (e *events) setLevel(_ context.Context, raw *json.RawMessage) (any, error) {
-	var p struct {
-		Level string `json:"level"`
-	}
-	if err := decode(raw, &p); err != nil {
-		return nil, err
-	}
-	i := slices.Index(levels, p.Level)
-	if i < 0 {
-		return nil, &wire.Error{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("invalid params: unknown level %q", p.Level)}
-	}
-	e.mu.Lock()
-	e.level = i + 1
-	e.mu.Unlock()
-	return struct{}{}, nil
+func newEvents(f *front) *events {
+	return &events{f: f, reported: map[string]bool{}}
 }
 
 type endLine struct{ id, text string }
 
 // answered records a finished answer given in a result: its end needs no
-// line of its own, whether its event came before the answer or comes after.
+// notice of its own, whether its event came before the answer or after.
 func (e *events) answered(id string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -70,19 +46,19 @@ func (e *events) answered(id string) {
 	e.pending = kept
 }
 
-// take returns the lines for sessions that ended since the last result.
-func (e *events) take() string {
+// take returns the notices for sessions that ended since the last result,
+// as the lines the text starts with and as a list.
+func (e *events) take() (string, []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.pending) == 0 {
-		return ""
-	}
 	var b strings.Builder
+	var notices []string
 	for _, l := range e.pending {
 		b.WriteString(l.text + "\n")
+		notices = append(notices, l.text)
 	}
 	e.pending = nil
-	return b.String()
+	return b.String(), notices
 }
 
 func (e *events) Exited(id string, r session.Result) {
@@ -91,23 +67,26 @@ func (e *events) Exited(id string, r session.Result) {
 	if !e.reported[id] {
 		e.pending = append(e.pending, endLine{id, line})
 	}
-	listens := e.level > 0 && e.level <= 2 // "info" passes
 	e.mu.Unlock()
-	if listens {
-		e.peer.Notify("notifications/message", map[string]any{"level": "info", "logger": "termhelper",
-			"data": map[string]any{"event": "session/exited", "message": line, "session": protocol.ExitedEvent(id, r)}})
+	if ss := e.f.session(); ss != nil {
+		// The session's log level decides whether it is sent.
+		ss.Log(context.Background(), &sdk.LoggingMessageParams{Level: "info", Logger: "termhelper",
+			Data: map[string]any{"event": "session/exited", "message": line, "session": protocol.ExitedEvent(id, r)}})
 	}
 }
 
-func (e *events) Waiting(id string, p session.Prompt) {}
+func (e *events) Waiting(string, session.Prompt) {}
 
-func (e *events) Output(id, stream, data string) {}
+func (e *events) Output(string, string, string) {}
 
 // command looks the session up alone: a list would read every live
 // session's ports.
 func (e *events) command(id string) string {
-	c, _ := e.eng.Command(id)
-	return c
+	if eng := e.f.engine(); eng != nil {
+		c, _ := eng.Command(id)
+		return c
+	}
+	return ""
 }
 
 // ended says how a session ended: "exited 1", "timed out", "was killed

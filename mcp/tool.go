@@ -1,32 +1,43 @@
 package mcp
 
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
 // Args are the terminal tool's arguments: the call shapes of PROTOCOL.md
-// sections 3 and 4, in the snake case MCP tools use.
+// sections 3 and 4, in the snake case MCP tools use. The SDK derives the
+// input schema from them (see inputSchema) and validates every call
+// against it.
 type Args struct {
-	Command      string             `json:"command"`
-	Cwd          string             `json:"cwd"`
-	Env          map[string]*string `json:"env"`
-	Background   bool               `json:"background"`
-	TimeoutMs    *int64             `json:"timeout_ms"`
-	YieldMs      *int64             `json:"yield_ms"`
-	Mode         string             `json:"mode"`
-	ReadyPattern string             `json:"ready_pattern"`
-	ReadyPort    int                `json:"ready_port"`
-	SessionID    string             `json:"session_id"`
-	Input        *string            `json:"input"`
-	Secret       bool               `json:"secret"`
-	Until        string             `json:"until"`
-	StableMs     *int64             `json:"stable_ms"`
-	Kill         bool               `json:"kill"`
-	Signal       string             `json:"signal"`
-	Screen       bool               `json:"screen"`
-	List         bool               `json:"list"`
+	Command      string             `json:"command,omitempty" jsonschema:"A shell command line to run (sh -c on Unix, PowerShell on Windows). Multi-line scripts and heredocs are fine."`
+	Cwd          string             `json:"cwd,omitempty" jsonschema:"With command: the working directory, relative to the project root or absolute inside it. Default: the root."`
+	Env          map[string]*string `json:"env,omitempty" jsonschema:"With command: environment variables to set for this command; a null value unsets one."`
+	Background   bool               `json:"background,omitempty" jsonschema:"With command: the command keeps running (dev server, watcher): answer after yield_ms (default 2000, or 30000 with ready_pattern/ready_port) with a session_id."`
+	TimeoutMs    *int64             `json:"timeout_ms,omitempty" jsonschema:"With command: kill the whole process tree after this many milliseconds. Default 60000 (180000 for known slow commands; none for background)."`
+	YieldMs      *int64             `json:"yield_ms,omitempty" jsonschema:"Longest this call blocks before answering with a live session (at most mcp_yield_ms, 45000 by default). With session_id and input \"\": wait up to this long for new output."`
+	Mode         string             `json:"mode,omitempty" jsonschema:"With command: \"pty\" (default): a real terminal. \"pipes\": plain pipes, stderr kept apart."`
+	ReadyPattern string             `json:"ready_pattern,omitempty" jsonschema:"With background: answer as soon as the output matches this regular expression (RE2), e.g. \"ready in|listening on\"."`
+	ReadyPort    int                `json:"ready_port,omitempty" jsonschema:"With background: answer as soon as this TCP port on localhost accepts connections."`
+	SessionID    string             `json:"session_id,omitempty" jsonschema:"A session from an earlier result, to answer, poll, wait for, show or kill."`
+	Input        *string            `json:"input,omitempty" jsonschema:"With session_id: text to type into the session (\"\\n\" ends a line). \"\" only polls."`
+	Secret       bool               `json:"secret,omitempty" jsonschema:"With input: the input is a password or token the user gave. It is never shown back."`
+	Until        string             `json:"until,omitempty" jsonschema:"With session_id: \"exit\" waits for the command to end; \"stable\" waits until the screen stops changing."`
+	StableMs     *int64             `json:"stable_ms,omitempty" jsonschema:"With until \"stable\": how long the screen must stay unchanged. Default 1000."`
+	Kill         bool               `json:"kill,omitempty" jsonschema:"With session_id: end the command's whole process tree."`
+	Signal       string             `json:"signal,omitempty" jsonschema:"With kill: the first signal sent; SIGKILL follows after 2 s."`
+	Screen       bool               `json:"screen,omitempty" jsonschema:"With session_id: show the terminal screen as a person would see it now."`
+	List         bool               `json:"list,omitempty" jsonschema:"List every session with its state."`
 }
 
 const toolDescription = `Run shell commands in a real terminal inside the project, and work with the ones still running.
 
 Call shapes (use exactly one):
-- Run: {"command": "npm test"}. Waits for the end (up to 60 s; known slow commands 180 s) and returns the cleaned output and the exit code. A command that fails is a normal result: read its output and exit code.
+- Run: {"command": "npm test"}. Waits for the end and returns the cleaned output and the exit code. A command that fails is a normal result: read its output and exit code. A command still running after {yield} answers with its session_id and state "running" (it goes on; its lifetime cap is 60 s, 180 s for known slow commands, or timeout_ms): wait on with {"session_id": "3", "until": "exit"}.
 - Long-running work (dev servers, watchers, "npm run dev", "python -m http.server"): add "background": true. The call returns after a few seconds (or as soon as "ready_pattern" matches the output, or "ready_port" accepts connections) with a session_id while the command keeps running.
 - Answer a prompt: {"session_id": "3", "input": "y\n"}. When a result says the session is waiting for input, the program is blocked reading its terminal (a [Y/n] question, a REPL, a password). Input is sent as typed: end a line with "\n"; "\u0003" is Ctrl-C, "\u0004" is Ctrl-D.
 - Secret prompts: when the status line says "secret: ask the user", never guess or invent a password. Ask the person, and send their answer with "secret": true; it is masked everywhere output comes back.
@@ -38,72 +49,72 @@ Call shapes (use exactly one):
 
 Commands run with the project root as the working directory ("cwd" picks a folder inside it). Output is cleaned of terminal escape codes and capped; when cut, "fullOutputPath" in the result names a file with all of it. Dangerous commands are refused; some commands need the user's approval first.`
 
-type schema = map[string]any
-
-func prop(typ any, desc string, extra ...any) schema {
-	s := schema{"type": typ, "description": desc}
-	for i := 0; i+1 < len(extra); i += 2 {
-		s[extra[i].(string)] = extra[i+1]
+// inputSchema is the schema the SDK derives from Args, made precise where
+// a Go type cannot say enough (enums, ranges) and plain where hosts need it
+// plain: no property has a "type" array (Gemini's schema converters reject
+// them), so a nullable value is an anyOf.
+func inputSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[Args](nil)
+	if err != nil {
+		panic("mcp: the terminal tool's schema: " + err.Error())
 	}
+	for name, p := range s.Properties {
+		single(p)
+		if p.AdditionalProperties != nil && name == "env" {
+			p.AdditionalProperties = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "null"}}}
+		}
+	}
+	s.Properties["mode"].Enum = []any{"pty", "pipes"}
+	s.Properties["until"].Enum = []any{"exit", "stable"}
+	s.Properties["signal"].Enum = []any{"SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"}
+	for _, n := range []string{"timeout_ms", "yield_ms", "stable_ms"} {
+		s.Properties[n].Minimum = ptr(0.0)
+	}
+	s.Properties["ready_port"].Minimum, s.Properties["ready_port"].Maximum = ptr(1.0), ptr(65535.0)
 	return s
 }
 
-var inputSchema = schema{
-	"type":                 "object",
-	"additionalProperties": false,
-	"properties": schema{
-		"command":       prop("string", "A shell command line to run (sh -c on Unix, PowerShell on Windows). Multi-line scripts and heredocs are fine."),
-		"cwd":           prop("string", "Working directory, relative to the project root or absolute inside it. Default: the root."),
-		"env":           prop("object", "Environment variables to set for this command; a null value unsets one.", "additionalProperties", schema{"type": []string{"string", "null"}}),
-		"background":    prop("boolean", "The command keeps running (dev server, watcher): answer after yield_ms (default 2000, or 30000 with ready_pattern/ready_port) with a session_id."),
-		"timeout_ms":    prop("integer", "Kill the whole process tree after this many milliseconds. Default 60000 (180000 for known slow commands; none for background).", "minimum", 0),
-		"yield_ms":      prop("integer", "Longest this call blocks before answering with a live session. With session_id and input \"\": wait up to this long for new output.", "minimum", 0),
-		"mode":          prop("string", "\"pty\" (default): a real terminal. \"pipes\": plain pipes, stderr kept apart.", "enum", []string{"pty", "pipes"}),
-		"ready_pattern": prop("string", "With background: answer as soon as the output matches this regular expression (RE2), e.g. \"ready in|listening on\"."),
-		"ready_port":    prop("integer", "With background: answer as soon as this TCP port on localhost accepts connections.", "minimum", 1, "maximum", 65535),
-		"session_id":    prop("string", "A session from an earlier result, to answer, poll, wait for, show or kill."),
-		"input":         prop("string", "With session_id: text to type into the session (\"\\n\" ends a line). \"\" only polls."),
-		"secret":        prop("boolean", "With input: the input is a password or token the user gave. It is never shown back."),
-		"until":         prop("string", "With session_id: \"exit\" waits for the command to end; \"stable\" waits until the screen stops changing.", "enum", []string{"exit", "stable"}),
-		"stable_ms":     prop("integer", "With until \"stable\": how long the screen must stay unchanged. Default 1000.", "minimum", 0),
-		"kill":          prop("boolean", "With session_id: end the command's whole process tree."),
-		"signal":        prop("string", "With kill: the first signal sent; SIGKILL follows after 2 s.", "enum", []string{"SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"}),
-		"screen":        prop("boolean", "With session_id: show the terminal screen as a person would see it now."),
-		"list":          prop("boolean", "List every session with its state."),
-	},
+// single turns a type array (a pointer's ["null", "integer"]) into its one
+// non-null type: an absent argument says what a null would.
+func single(p *jsonschema.Schema) {
+	for _, t := range p.Types {
+		if t != "null" {
+			p.Type = t
+		}
+	}
+	p.Types = nil
 }
 
-// outputSchema describes structuredContent: the native answer of
-// PROTOCOL.md sections 3 and 4 (finished, alive, a list or a screen).
-var outputSchema = schema{"type": "object", "properties": schema{
-	"exitCode":       schema{"type": "integer"},
-	"signal":         schema{"type": []string{"string", "null"}},
-	"durationMs":     schema{"type": "integer"},
-	"timedOut":       schema{"type": "boolean"},
-	"output":         schema{"type": "string"},
-	"stderr":         schema{"type": "string"},
-	"truncated":      schema{"type": "boolean"},
-	"fullOutputPath": schema{"type": []string{"string", "null"}},
-	"summary":        schema{"type": "string"},
-	"sessionId":      schema{"type": "string"},
-	"pid":            schema{"type": "integer"},
-	"state":          schema{"type": "string", "enum": []string{"running", "waiting", "background", "exited"}},
-	"prompt":         schema{"type": "object"},
-	"ready":          schema{"type": "boolean"},
-	"ports":          schema{"type": "array", "items": schema{"type": "integer"}},
-	"sessions":       schema{"type": "array", "items": schema{"type": "object"}},
-	"cols":           schema{"type": "integer"},
-	"rows":           schema{"type": "integer"},
-	"lines":          schema{"type": "array", "items": schema{"type": "string"}},
-	"cursor":         schema{"type": "object"},
-	"altScreen":      schema{"type": "boolean"},
-}}
+func ptr[T any](v T) *T { return &v }
 
-var terminalTool = schema{
-	"name":         "terminal",
-	"title":        "Terminal",
-	"description":  toolDescription,
-	"inputSchema":  inputSchema,
-	"outputSchema": outputSchema,
-	"annotations":  schema{"title": "Terminal", "destructiveHint": true, "openWorldHint": true},
+// outputSchema describes structuredContent: the native answer of
+// PROTOCOL.md sections 3 and 4 (finished, alive, a list or a screen), and
+// the notices the text starts with.
+func outputSchema() *jsonschema.Schema {
+	nullable := func(t string) *jsonschema.Schema {
+		return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: t}, {Type: "null"}}}
+	}
+	typ := func(t string) *jsonschema.Schema { return &jsonschema.Schema{Type: t} }
+	array := func(t string) *jsonschema.Schema { return &jsonschema.Schema{Type: "array", Items: typ(t)} }
+	return &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"exitCode": typ("integer"), "signal": nullable("string"), "durationMs": typ("integer"),
+		"timedOut": typ("boolean"), "output": typ("string"), "stderr": typ("string"),
+		"truncated": typ("boolean"), "fullOutputPath": nullable("string"), "summary": typ("string"),
+		"sessionId": typ("string"), "pid": typ("integer"),
+		"state":  {Type: "string", Enum: []any{"running", "waiting", "background", "exited"}},
+		"prompt": {Type: "object", Properties: map[string]*jsonschema.Schema{"text": typ("string"), "secret": typ("boolean")}},
+		"ready":  typ("boolean"), "ports": array("integer"), "sessions": array("object"),
+		"cols": typ("integer"), "rows": typ("integer"), "lines": array("string"),
+		"cursor": typ("object"), "altScreen": typ("boolean"),
+		"notices": {Type: "array", Items: typ("string"),
+			Description: "Sessions that ended since the last result without being polled."},
+	}}
+}
+
+// terminalTool is the one tool; yield is when a call answers alive.
+func terminalTool(yield time.Duration) *sdk.Tool {
+	desc := strings.ReplaceAll(toolDescription, "{yield}", strconv.FormatFloat(yield.Seconds(), 'f', -1, 64)+" s")
+	return &sdk.Tool{Name: "terminal", Title: "Terminal", Description: desc,
+		InputSchema: inputSchema(), OutputSchema: outputSchema(),
+		Annotations: &sdk.ToolAnnotations{Title: "Terminal", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)}}
 }

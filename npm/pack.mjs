@@ -1,33 +1,30 @@
-// Packs the npm packages from a make dist folder: one package per platform
-// holding only its binary (with os/cpu so npm installs just the right one),
-// and the main package, whose optionalDependencies name them all at the
-// same version. The version comes from the VERSION file alone.
+// Packs the npm packages from a make dist folder: one package per platform,
+// under the @termhelper scope, holding only its binary (with os/cpu so npm
+// installs just the right one), and the main package, whose
+// optionalDependencies name them all at the same version and whose
+// postinstall checks that the binary is there and runs. The version comes
+// from the VERSION file alone; every package carries the LICENSE.
 // Usage: node npm/pack.mjs DIST   (tarballs land in DIST/npm)
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { targets } from "./targets.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = resolve(process.argv[2] ?? join(repo, "dist"));
 const version = readFileSync(join(repo, "VERSION"), "utf8").trim();
 
-// Go's names for a target, and Node's (process.platform, process.arch).
-const targets = [
-  { goos: "linux", goarch: "amd64", os: "linux", cpu: "x64" },
-  { goos: "linux", goarch: "arm64", os: "linux", cpu: "arm64" },
-  { goos: "darwin", goarch: "amd64", os: "darwin", cpu: "x64" },
-  { goos: "darwin", goarch: "arm64", os: "darwin", cpu: "arm64" },
-  { goos: "windows", goarch: "amd64", os: "win32", cpu: "x64" },
-  { goos: "windows", goarch: "arm64", os: "win32", cpu: "arm64" },
-];
-
 const main = JSON.parse(readFileSync(join(repo, "npm/termhelper/package.json"), "utf8"));
+const license = join(repo, "LICENSE");
 const common = {
   version,
-  homepage: main.homepage,
-  repository: main.repository,
   license: main.license,
+  homepage: main.homepage,
+  bugs: main.bugs,
+  engines: main.engines,
+  // Scoped packages are private unless said otherwise.
+  publishConfig: { access: "public" },
 };
 
 function write(file, text) {
@@ -40,9 +37,9 @@ function pack(dir) {
 }
 
 function platformPackage(t) {
-  const name = `termhelper-${t.os}-${t.cpu}`;
+  const name = `@termhelper/${t.os}-${t.cpu}`;
   const exe = t.goos === "windows" ? ".exe" : "";
-  const dir = join(dist, "npm-stage", name);
+  const dir = join(dist, "npm-stage", `${t.os}-${t.cpu}`);
   const bin = join(dir, "bin", `termhelper${exe}`);
   const built = join(dist, `termhelper-${t.goos}-${t.goarch}${exe}`);
   if (!existsSync(built)) {
@@ -56,6 +53,7 @@ function platformPackage(t) {
   const pkg = {
     name,
     ...common,
+    repository: { ...main.repository, directory: "npm" },
     description: `The termhelper binary for ${t.os} ${t.cpu}; installed by the termhelper package`,
     os: [t.os],
     cpu: [t.cpu],
@@ -64,7 +62,8 @@ function platformPackage(t) {
     preferUnplugged: true,
   };
   write(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
-  write(join(dir, "README.md"), `# ${name}\n\nThe \`termhelper\` binary for ${t.os} ${t.cpu}. Install \`termhelper\`, not this package: npm picks the right platform package itself.\n`);
+  write(join(dir, "README.md"), `# ${name}\n\nThe \`termhelper\` binary for ${t.os} ${t.cpu}. Install \`termhelper\`, not this package: npm picks the right platform package itself.\n\nMIT licensed.\n`);
+  copyFileSync(license, join(dir, "LICENSE"));
   pack(dir);
   return name;
 }
@@ -74,9 +73,11 @@ function mainPackage(names) {
   const dir = join(dist, "npm-stage", "termhelper");
   cpSync(join(src, "lib"), join(dir, "lib"), { recursive: true });
   copyFileSync(join(src, "README.md"), join(dir, "README.md"));
+  copyFileSync(license, join(dir, "LICENSE"));
   const pkg = { ...main, version, optionalDependencies: Object.fromEntries(names.map((n) => [n, version])) };
   delete pkg.devDependencies;
-  delete pkg.scripts;
+  // The install-time check (lib/install.js), as esbuild has one.
+  pkg.scripts = { postinstall: "node lib/install.js" };
   write(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
   pack(dir);
 }

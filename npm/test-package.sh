@@ -1,9 +1,12 @@
 #!/bin/sh
 # The packaging test: what make dist built, installed as a host installs it.
-# The linux-x64 (or linux-arm64) tarball and the main tarball go into an
-# empty folder with npm install; then the client is imported and used, the
-# termhelper bin passes an exit code through, the declarations are there,
-# and every release binary is under 10 MB.
+# The @termhelper/linux-x64 (or linux-arm64) tarball and the main tarball go
+# into an empty folder with npm install; then the client is imported and
+# used from ESM and CommonJS, the termhelper bin passes an exit code
+# through, `npx -y termhelper --mcp` serves MCP (offline), the declarations
+# are there, every package states its licence, every release binary is
+# under 15 MB, and an install without the platform package fails with the
+# fix in its message.
 # Usage: sh npm/test-package.sh DIST
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,24 +21,33 @@ esac
 fail() { echo "test-package: $*" >&2; exit 1; }
 
 for bin in "$dist"/termhelper-*-*; do
-	case "$bin" in *.tgz) continue ;; esac
+	case "$bin" in *.tgz | *.mcpb) continue ;; esac
 	size=$(wc -c < "$bin" | tr -d ' ')
-	[ "$size" -lt 10485760 ] || fail "$bin is $size bytes, not under 10 MB"
+	[ "$size" -lt 15000000 ] || fail "$bin is $size bytes, not under 15 MB"
 done
 (cd "$dist" && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not match"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+bare=$(mktemp -d)
+trap 'rm -rf "$tmp" "$bare"' EXIT
 cd "$tmp"
 printf '{"name":"host","private":true,"type":"module"}\n' > package.json
 # The other platforms' packages are not published: npm skips them as
 # optional dependencies it cannot fetch.
-npm install --no-audit --no-fund --loglevel=error \
+npm install --no-audit --no-fund --prefer-offline --loglevel=error \
 	"$dist/npm/termhelper-$platform-$version.tgz" "$dist/npm/termhelper-$version.tgz" >npm.log 2>&1 ||
 	{ cat npm.log >&2; fail "npm install failed"; }
 
-for f in index.d.ts types.d.ts binary.d.ts; do
+for f in index.d.ts esm.d.mts types.d.ts binary.d.ts; do
 	[ -f "node_modules/termhelper/lib/$f" ] || fail "no declarations: lib/$f"
+done
+for p in node_modules/termhelper node_modules/@termhelper/$platform; do
+	[ -f "$p/LICENSE" ] || fail "$p has no LICENSE"
+	node -e '
+		const p = require(process.argv[1] + "/package.json");
+		for (const k of ["license", "repository", "engines"]) if (!p[k]) throw new Error(p.name + " has no " + k);
+		if (p.name.startsWith("@termhelper/") && !(p.os && p.cpu)) throw new Error(p.name + " has no os or cpu");
+	' "$PWD/$p" || fail "$p/package.json lacks a field"
 done
 
 # The client must find the platform package's binary on its own.
@@ -55,7 +67,7 @@ case "$out" in *hi*) ;; *) fail "npx termhelper run printed: $out" ;; esac
 cat > smoke.mjs <<'JS'
 import { Termhelper, isFinished, findBinary } from "termhelper";
 const want = process.argv[2];
-if (!findBinary().includes("node_modules/termhelper-")) throw new Error(`binary from ${findBinary()}`);
+if (!findBinary().includes("node_modules/@termhelper/")) throw new Error(`binary from ${findBinary()}`);
 const timer = setTimeout(() => { console.error("smoke: no end within 60s"); process.exit(1); }, 60_000);
 const th = await Termhelper.start({ root: process.cwd() });
 if (th.info.serverInfo.version !== want) throw new Error(`serverInfo.version ${th.info.serverInfo.version}`);
@@ -74,4 +86,18 @@ clearTimeout(timer);
 console.log("smoke: ok");
 JS
 node smoke.mjs "$version" || fail "the client smoke script failed"
+node -e 'const { Termhelper, findBinary } = require("termhelper"); if (typeof Termhelper.start !== "function") throw new Error("no Termhelper from require"); findBinary();' ||
+	fail "require(\"termhelper\") failed"
+
+# What an MCP host's config runs: npx -y termhelper --mcp, offline.
+node "$repo/npm/mcp-smoke.mjs" "$(pwd -P)" npx -y --offline termhelper --mcp --root "$(pwd -P)" || fail "npx -y termhelper --mcp failed"
+
+# Without the platform package the install itself fails, and says what to do.
+cd "$bare"
+printf '{"name":"bare","private":true}\n' > package.json
+if npm install --no-audit --no-fund --prefer-offline --omit=optional --loglevel=error "$dist/npm/termhelper-$version.tgz" >npm.log 2>&1; then
+	cat npm.log >&2; fail "npm install without the platform package succeeded"
+fi
+grep -q "is not installed. npm installs it as an optional dependency of termhelper: install again without --omit=optional" npm.log ||
+	{ cat npm.log >&2; fail "the failed install does not say what to do"; }
 echo "test-package: ok ($platform, $version)"

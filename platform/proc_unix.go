@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/termhelper/termhelper/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -38,13 +39,53 @@ func Start(spec Spec) (*Process, error) {
 	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(spec.Env[:len(spec.Env):len(spec.Env)], TagVar+"="+spec.Tag)
-	if spec.PTY {
-		return startPTY(cmd, spec)
+	var launch *sandbox.Launch
+	if spec.Sandbox != nil {
+		var err error
+		if launch, err = sandbox.Prepare(*spec.Sandbox, spec.Argv); err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
 	}
-	return startPipes(cmd, spec)
+	if spec.PTY {
+		return startPTY(cmd, spec, launch)
+	}
+	return startPipes(cmd, spec, launch)
 }
 
-func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
+// started is a command just started: the exec.Cmd that runs (a retry
+// without a cgroup is a new one), its cgroup, and its sandbox guard, which
+// lives as long as the process.
+type started struct {
+	cmd   *exec.Cmd
+	cg    *treeCgroup
+	guard *sandbox.Guard
+}
+
+// startConfined starts cmd in a cgroup of its own where it can, confined by
+// launch when there is one.
+func startConfined(cmd *exec.Cmd, launch *sandbox.Launch) (started, error) {
+	if launch == nil {
+		cmd, cg, err := startContained(cmd, newTreeCgroup())
+		return started{cmd: cmd, cg: cg}, err
+	}
+	launch.Apply(cmd)
+	cmd, cg, err := startContained(cmd, newTreeCgroup())
+	if err != nil {
+		launch.Abort()
+		return started{}, fmt.Errorf("start in the sandbox: %w", err)
+	}
+	guard, err := launch.Started()
+	if err != nil {
+		KillTree(cmd.Process.Pid, "", SIGKILL, 0)
+		cmd.Wait()
+		unregister(cmd.Process.Pid)
+		cg.release()
+		return started{}, err
+	}
+	return started{cmd, cg, guard}, nil
+}
+
+func startPTY(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, error) {
 	master, tty, err := openPTY()
 	if err != nil {
 		return nil, fmt.Errorf("open pty: %w", err)
@@ -64,24 +105,25 @@ func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
 		cmd.Stderr = errW
 	}
 	cmd.SysProcAttr = sysProcAttr(true)
-	cmd, cg, err := startContained(cmd, newTreeCgroup())
+	st, err := startConfined(cmd, launch)
 	if err != nil {
 		master.Close()
 		closeAll(errR, errW)
 		return nil, err
 	}
+	cmd = st.cmd
 	addTree(cmd.Process.Pid)
 	closeAll(errW)
-	p := &Process{Pid: cmd.Process.Pid, Output: master, Input: master}
+	p := &Process{Pid: cmd.Process.Pid, Output: master, Input: master, guard: st.guard}
 	if errR != nil {
 		p.Stderr = errR
 	}
-	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag, cg: cg}
+	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag, cg: st.cg}
 	p.initial = initialInput{data: spec.Stdin, to: master}
 	return p, nil
 }
 
-func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
+func startPipes(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -98,17 +140,18 @@ func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = sysProcAttr(false)
-	cmd, cg, err := startContained(cmd, newTreeCgroup())
+	st, err := startConfined(cmd, launch)
 	if err != nil {
 		closeAll(outR, outW, errR, errW, inR, inW)
 		return nil, err
 	}
+	cmd = st.cmd
 	addTree(cmd.Process.Pid)
 	closeAll(outW, errW, inR)
-	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR}
+	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR, guard: st.guard}
 	// The input is written then closed, whether or not the command reads it.
 	p.initial = initialInput{data: spec.Stdin, to: inW, close: inW}
-	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag, cg: cg}
+	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag, cg: st.cg}
 	return p, nil
 }
 
@@ -264,11 +307,12 @@ func (p *Process) StopReading() {
 	}
 }
 
-// Close releases the terminal and pipes. Call it after the readers are done.
-// It also ends a pending write of the initial input that a descendant
-// holding the input open never read.
+// Close releases the terminal and pipes, and the sandbox's guard. Call it
+// after the readers are done. It also ends a pending write of the initial
+// input that a descendant holding the input open never read.
 func (p *Process) Close() {
 	p.sys.cg.release() // once the tree is gone; else Kill or Alive will
+	p.guard.Close()
 	if p.sys.stdin != nil {
 		p.sys.stdin.Close()
 	}

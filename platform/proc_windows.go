@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/termhelper/termhelper/sandbox"
 	"golang.org/x/sys/windows"
 )
 
@@ -56,6 +57,9 @@ var live = struct {
 func Start(spec Spec) (*Process, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("start: empty argv")
+	}
+	if spec.Sandbox != nil && spec.Sandbox.Mode != sandbox.Off {
+		return nil, fmt.Errorf("start: %w: termhelper has no sandbox on Windows", sandbox.ErrUnavailable)
 	}
 	// A full path: CreateProcess would otherwise search the helper's
 	// current directory, where a project could plant its own cmd.exe.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/protocol"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // approver asks the host with approval/request (PROTOCOL.md section 7).
@@ -16,7 +17,14 @@ func (a approver) Approve(ctx context.Context, req engine.ApprovalRequest) (engi
 	params := protocol.ApprovalParams{Command: req.Command, ExactCommand: req.ExactCommand, Cwd: req.Cwd, Reasons: req.Reasons}
 	// No lifetime cap while a person decides; the host going away, or its
 	// input ending, counts as deny.
-	if err := peer(a).Call(ctx, protocol.MethodApproval, params, &answer); err != nil {
+	var id wire.ID
+	err := a.s.call(ctx, protocol.MethodApproval, params, &answer, func(sent wire.ID) { id = sent })
+	if ctx.Err() != nil {
+		// The request that asked was cancelled: the host's dialog is
+		// withdrawn, not left open for an answer nobody waits for.
+		a.s.notify(protocol.MethodCancel, protocol.CancelParams{ID: id})
+	}
+	if err != nil {
 		return engine.Deny, err
 	}
 	return engine.Decision(answer.Decision), nil

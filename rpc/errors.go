@@ -44,6 +44,8 @@ func wireError(err error) *wire.Error {
 		return we
 	case errors.As(err, &pe):
 		return &wire.Error{Code: wire.CodeInvalidParams, Message: "invalid params: " + pe.Render(fieldName)}
+	case errors.Is(err, engine.ErrCancelled):
+		return &wire.Error{Code: protocol.CodeCancelled, Message: err.Error()}
 	case errors.As(err, &re):
 		return refusedError(re)
 	case errors.Is(err, session.ErrNotFound):

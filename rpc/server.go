@@ -20,27 +20,9 @@ import (
 // Method is one method of a protocol: params in, an answer or an error out.
 type Method func(ctx context.Context, params *json.RawMessage) (any, error)
 
-// Peer is the host as a protocol's methods see it.
-type Peer interface {
-	// Notify sends a notification; it is dropped if the host is gone.
-	Notify(method string, params any)
-	// Call sends a request and waits for its answer, until ctx ends or no
-	// answer can come any more.
-	Call(ctx context.Context, method string, params, result any) error
-	// Cancel ends the wait of the request with this id, if it is in flight.
-	Cancel(id wire.ID)
-}
-
-// Front is a protocol served over the connection: it builds the method
-// table over the peer and says where session events go. Its "initialize"
-// is handled in the read loop, like the native one.
-type Front func(p Peer) (map[string]Method, engine.Sink)
-
 // Options configure a Server.
 type Options struct {
-	// Front is the protocol to serve; nil is the native one.
-	Front Front
-	Log   *slog.Logger
+	Log *slog.Logger
 	// AfterFirst runs once, after the first request has been answered:
 	// start-up work that must not delay the answer to initialize (reading
 	// the login shell's environment, pruning old files). Serve waits for
@@ -71,12 +53,6 @@ func New(eng *engine.Engine, opts Options) *Server {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{eng: eng, opts: opts, log: opts.Log, life: newLifecycle(), cancels: map[wire.ID]context.CancelFunc{}}
-	if opts.Front != nil {
-		var sink engine.Sink
-		s.methods, sink = opts.Front(peer{s})
-		eng.SetSink(sink)
-		return s
-	}
 	s.methods = map[string]Method{
 		protocol.MethodInitialize:   s.initialize,
 		protocol.MethodShutdown:     s.shutdownMethod,
@@ -164,12 +140,19 @@ func (s *Server) Handle(ctx context.Context, conn *wire.Conn, req *wire.Request)
 	s.mu.Lock()
 	s.conn = conn // the first message can come before NewConn has returned
 	s.mu.Unlock()
-	if req.Method == protocol.MethodInitialize {
+	switch req.Method {
+	case protocol.MethodInitialize:
 		s.reply(ctx, conn, req)
+		return
+	case protocol.MethodCancel:
+		s.cancelRequest(req)
 		return
 	}
 	s.inflight.Add(1)
-	ctx, cancel := context.WithCancel(ctx)
+	// A request ends on its own, or when the host cancels it: the end of
+	// the connection ends its commands through the engine, never by a
+	// cancellation the host did not ask for.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	if !req.Notif {
 		s.mu.Lock()
 		s.cancels[req.ID] = cancel
@@ -180,6 +163,20 @@ func (s *Server) Handle(ctx context.Context, conn *wire.Conn, req *wire.Request)
 		defer s.forget(req, cancel)
 		s.reply(ctx, conn, req)
 	}()
+}
+
+// cancelRequest is $/cancelRequest: the request it names ends its wait
+// (and an exec/run its command) and answers -32800. It runs in the read
+// loop, so that the cancellation is in force before the next message.
+func (s *Server) cancelRequest(req *wire.Request) {
+	var p struct {
+		ID *wire.ID `json:"id"`
+	}
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || p.ID == nil {
+		s.log.Debug("$/cancelRequest without a usable id")
+		return
+	}
+	s.cancel(*p.ID)
 }
 
 func (s *Server) forget(req *wire.Request, cancel context.CancelFunc) {
@@ -240,25 +237,23 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
-// peer is the Server as a front end's methods see it.
-type peer struct{ s *Server }
-
-func (p peer) Notify(method string, params any) { p.s.notify(method, params) }
-
-func (p peer) Call(ctx context.Context, method string, params, result any) error {
-	p.s.mu.Lock()
-	conn := p.s.conn
-	p.s.mu.Unlock()
-	return conn.Call(p.s.closing(ctx), method, params, result, nil)
-}
-
-func (p peer) Cancel(id wire.ID) {
-	p.s.mu.Lock()
-	cancel := p.s.cancels[id]
-	p.s.mu.Unlock()
+// cancel ends the wait of the request with this id, if it is in flight.
+func (s *Server) cancel(id wire.ID) {
+	s.mu.Lock()
+	cancel := s.cancels[id]
+	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
+}
+
+// call sends a request to the host and waits for its answer, until ctx
+// ends or no answer can come any more; sent learns its id.
+func (s *Server) call(ctx context.Context, method string, params, result any, sent func(wire.ID)) error {
+	s.mu.Lock()
+	conn := s.conn
+	s.mu.Unlock()
+	return conn.Call(s.closing(ctx), method, params, result, sent)
 }
 
 type notifier struct{ s *Server }

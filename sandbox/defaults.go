@@ -1,19 +1,345 @@
 package sandbox
 
-// SecretPlaces are the files and folders under home that a confined
-// command finds empty or cannot read.
-func SecretPlaces(home string, getenv func(string) string) []string { return nil }
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+)
 
-// Caches are the package managers' caches a confined command may write.
-func Caches(home string, getenv func(string) string) []string { return nil }
+// The default lists. Each entry says why it is there; a path that does
+// not exist on this machine is skipped when the plan is applied.
 
-// ProtectedPaths are the paths that stay read-only inside writable places.
-func ProtectedPaths(root, home string, getenv func(string) string) []string { return nil }
+// place is a default entry: a path (relative to home unless absolute), or
+// the value of env when it is set, and why it is listed.
+type place struct {
+	path string
+	env  string // an environment variable that moves it, if any
+	why  string
+}
+
+// secretPlaces hold what a command must never read: keys, tokens,
+// passwords, sessions. "~" is home; $XDG_CONFIG_HOME and $XDG_DATA_HOME
+// stand for their folders.
+var secretPlaces = []place{
+	{".ssh", "", "SSH keys"},
+	{".gnupg", "GNUPGHOME", "GnuPG keys"},
+	{".aws", "", "AWS credentials"},
+	{".aws/credentials", "AWS_SHARED_CREDENTIALS_FILE", "AWS credentials, moved"},
+	{".aws/config", "AWS_CONFIG_FILE", "AWS profiles (may hold keys), moved"},
+	{".config/gcloud", "CLOUDSDK_CONFIG", "Google Cloud credentials"},
+	{".azure", "AZURE_CONFIG_DIR", "Azure credentials"},
+	{".kube", "", "Kubernetes cluster credentials"},
+	{".kube/config", "KUBECONFIG", "Kubernetes credentials, moved"},
+	{".docker/config.json", "", "container registry credentials"},
+	{".netrc", "NETRC", "passwords for hosts (curl, git, ftp)"},
+	{".git-credentials", "", "git's stored passwords"},
+	{"$XDG_CONFIG_HOME/git/credentials", "", "git's stored passwords (XDG place)"},
+	{".npmrc", "NPM_CONFIG_USERCONFIG", "npm registry tokens"},
+	{".pypirc", "", "PyPI upload tokens"},
+	{"$XDG_CONFIG_HOME/gh", "GH_CONFIG_DIR", "GitHub CLI token"},
+	{"$XDG_CONFIG_HOME/hub", "", "hub's GitHub token"},
+	{"$XDG_CONFIG_HOME/glab-cli", "", "GitLab CLI token"},
+	{".cargo/credentials.toml", "", "crates.io token"},
+	{".cargo/credentials", "", "crates.io token (older cargo)"},
+	{".gem/credentials", "", "RubyGems API key"},
+	{".m2/settings-security.xml", "", "Maven's master password"},
+	{".pgpass", "PGPASSFILE", "PostgreSQL passwords"},
+	{".my.cnf", "", "MySQL passwords"},
+	{".vault-token", "", "HashiCorp Vault token"},
+	{".terraform.d/credentials.tfrc.json", "", "Terraform Cloud token"},
+	{"$XDG_CONFIG_HOME/op", "", "1Password CLI sessions"},
+	{"$XDG_CONFIG_HOME/doctl", "", "DigitalOcean token"},
+	{".oci", "", "Oracle Cloud keys"},
+	{".s3cfg", "", "s3cmd keys"},
+	{".boto", "", "gsutil keys"},
+	{"$XDG_CONFIG_HOME/rclone", "", "rclone's cloud credentials"},
+	{"$XDG_CONFIG_HOME/sops", "", "sops age keys"},
+	{"$XDG_CONFIG_HOME/configstore", "", "Node CLIs' tokens (firebase-tools and others)"},
+	{".fly", "", "Fly.io token"},
+	{".pki", "", "NSS key database (client certificates, Chrome on Linux)"},
+	{"$XDG_DATA_HOME/keyrings", "", "GNOME keyring"},
+	{"$XDG_DATA_HOME/kwalletd", "", "KDE wallet"},
+	{".password-store", "PASSWORD_STORE_DIR", "pass"},
+	{"Library/Keychains", "", "macOS keychains"},
+	// Shell and client histories: secrets pasted on command lines.
+	{".bash_history", "", "bash history"},
+	{".zsh_history", "", "zsh history"},
+	{"$XDG_DATA_HOME/fish/fish_history", "", "fish history"},
+	{".psql_history", "", "psql history (passwords in \\password, connection strings)"},
+	{".mysql_history", "", "mysql history"},
+	// Browser profiles and mail: cookies, sessions, saved passwords.
+	{".mozilla", "", "Firefox profiles"},
+	{".thunderbird", "", "Thunderbird mail"},
+	{"$XDG_CONFIG_HOME/google-chrome", "", "Chrome profiles"},
+	{"$XDG_CONFIG_HOME/chromium", "", "Chromium profiles"},
+	{"$XDG_CONFIG_HOME/BraveSoftware", "", "Brave profiles"},
+	{"$XDG_CONFIG_HOME/microsoft-edge", "", "Edge profiles"},
+	{"$XDG_CONFIG_HOME/vivaldi", "", "Vivaldi profiles"},
+	{"$XDG_CONFIG_HOME/opera", "", "Opera profiles"},
+	{"snap/firefox/common/.mozilla", "", "Firefox (snap) profiles"},
+	{"snap/chromium/common/chromium", "", "Chromium (snap) profiles"},
+	{".var/app/org.mozilla.firefox", "", "Firefox (flatpak) profiles"},
+	{".var/app/com.google.Chrome", "", "Chrome (flatpak) profiles"},
+	{".var/app/org.chromium.Chromium", "", "Chromium (flatpak) profiles"},
+	{"Library/Application Support/Google/Chrome", "", "Chrome profiles (macOS)"},
+	{"Library/Application Support/Chromium", "", "Chromium profiles (macOS)"},
+	{"Library/Application Support/Firefox", "", "Firefox profiles (macOS)"},
+	{"Library/Application Support/BraveSoftware", "", "Brave profiles (macOS)"},
+	{"Library/Application Support/Microsoft Edge", "", "Edge profiles (macOS)"},
+	{"Library/Application Support/Arc", "", "Arc profiles (macOS)"},
+	{"Library/Safari", "", "Safari data"},
+	{"Library/Cookies", "", "macOS cookies"},
+	// Sockets that hand out keys or the machine: an agent signs with the
+	// user's keys; a container engine's socket runs containers that mount
+	// anything.
+	{"", "SSH_AUTH_SOCK", "the SSH agent"},
+	{"$XDG_RUNTIME_DIR/gnupg", "", "the GnuPG agent's sockets"},
+	{"$XDG_RUNTIME_DIR/keyring", "", "GNOME keyring's sockets (its SSH agent too)"},
+	{"/run/docker.sock", "", "the Docker engine (root on this machine)"},
+	{"/var/run/docker.sock", "", "the Docker engine (root on this machine)"},
+	{"$XDG_RUNTIME_DIR/docker.sock", "", "rootless Docker"},
+	{".docker/run/docker.sock", "", "Docker Desktop"},
+	{"$XDG_RUNTIME_DIR/podman/podman.sock", "", "rootless Podman"},
+	{"/run/podman/podman.sock", "", "Podman"},
+	{"", "DOCKER_HOST", "the container engine DOCKER_HOST names, if a socket"},
+}
+
+// caches are the package managers' caches a command may write, so that
+// installs and builds work confined. They are shared with the user's own
+// runs, so the list keeps to caches whose entries are checked or keyed
+// by content; a tool's own home (~/.cargo/bin, ~/.gradle's init scripts)
+// stays read-only. $CACHE is the user's cache folder ($XDG_CACHE_HOME,
+// ~/.cache, or ~/Library/Caches on macOS).
+var caches = []place{
+	{".npm", "npm_config_cache", "npm's cache, npx's packages"},
+	{"$CACHE/yarn", "YARN_CACHE_FOLDER", "yarn 1's cache"},
+	{".yarn/berry", "", "yarn 2 and later: the global cache"},
+	{"$XDG_DATA_HOME/pnpm/store", "", "pnpm's content-addressed store"},
+	{"Library/pnpm/store", "", "pnpm's store (macOS)"},
+	{"$CACHE/pnpm", "", "pnpm's metadata cache"},
+	{".bun/install/cache", "BUN_INSTALL_CACHE_DIR", "bun's cache"},
+	{"$CACHE/node-gyp", "", "Node headers for native modules"},
+	{"$CACHE/node/corepack", "COREPACK_HOME", "corepack's package managers"},
+	{"$CACHE/deno", "DENO_DIR", "Deno's cache"},
+	{"$CACHE/pip", "PIP_CACHE_DIR", "pip's cache"},
+	{"$CACHE/uv", "UV_CACHE_DIR", "uv's cache"},
+	{".cache/uv", "", "uv's cache (macOS too)"},
+	{"$CACHE/pypoetry", "", "Poetry's cache"},
+	{"$CARGO_HOME/registry", "", "cargo's registry index and crates"},
+	{"$CARGO_HOME/git", "", "cargo's git dependencies"},
+	{"$CACHE/go-build", "GOCACHE", "Go's build cache"},
+	{"$GOPATH/pkg/mod", "GOMODCACHE", "Go's module cache (and downloaded toolchains)"},
+	{".m2/repository", "", "Maven's local repository"},
+	{"$GRADLE_USER_HOME/caches", "", "Gradle's caches"},
+	{"$GRADLE_USER_HOME/wrapper", "", "Gradle wrapper's distributions"},
+	{"$GRADLE_USER_HOME/daemon", "", "Gradle daemon's registry and logs"},
+	{"$GRADLE_USER_HOME/native", "", "Gradle's native libraries"},
+	{"$GRADLE_USER_HOME/jdks", "", "Gradle's toolchains"},
+	{"$GRADLE_USER_HOME/.tmp", "", "Gradle's temporary files"},
+	{"$CACHE/composer", "COMPOSER_CACHE_DIR", "Composer's cache"},
+	{"$CACHE/ccache", "CCACHE_DIR", "ccache"},
+	{"$CACHE/sccache", "SCCACHE_DIR", "sccache"},
+}
+
+// shellStartup are the files a shell runs at its start (and git's
+// global config, whose aliases, hooks path and fsmonitor run programs):
+// a command that wrote them would run again, unconfined, in the user's
+// next terminal.
+var shellStartup = []place{
+	{".profile", "", "sh and bash login"},
+	{".bashrc", "", "bash"}, {".bash_profile", "", "bash login"}, {".bash_login", "", "bash login"},
+	{".bash_logout", "", "bash logout"},
+	{"$ZDOTDIR/.zshenv", "", "zsh"}, {"$ZDOTDIR/.zshrc", "", "zsh"}, {"$ZDOTDIR/.zprofile", "", "zsh login"},
+	{"$ZDOTDIR/.zlogin", "", "zsh login"}, {"$ZDOTDIR/.zlogout", "", "zsh logout"},
+	{".zshenv", "", "zsh"}, {".zshrc", "", "zsh"}, {".zprofile", "", "zsh login"}, {".zlogin", "", "zsh login"},
+	{"$XDG_CONFIG_HOME/fish/", "", "fish: config.fish, conf.d, functions"},
+	{".kshrc", "", "ksh"}, {".mkshrc", "", "mksh"}, {".cshrc", "", "csh"}, {".tcshrc", "", "tcsh"}, {".login", "", "csh login"},
+	{".gitconfig", "", "git's global config"}, {"$XDG_CONFIG_HOME/git/config", "", "git's global config (XDG place)"},
+}
+
+// SecretPlaces are the files, folders and sockets a confined command
+// finds empty (with a mount namespace) or cannot read (Landlock alone).
+// getenv gives the environment the tools see (os.Getenv, or the login
+// environment); home is the user's home folder.
+func SecretPlaces(home string, getenv func(string) string) []string {
+	return resolve(secretPlaces, home, getenv)
+}
+
+// Caches are the package managers' caches a confined command may write
+// (workspace-write only). Honoured: GOCACHE, GOMODCACHE and GOPATH,
+// CARGO_HOME, GRADLE_USER_HOME, XDG_CACHE_HOME and each tool's own
+// variable; not read: settings in the tools' own files (go env -w,
+// .npmrc's cache=).
+func Caches(home string, getenv func(string) string) []string {
+	return resolve(caches, home, getenv)
+}
+
+// ProtectedPaths stay read-only even inside writable places: the
+// project's .termhelper.toml, the user's shell start-up files, and what
+// in the repository would run a program at the user's next git command
+// (gitProtected). A folder ends with a slash: the trampoline makes it
+// when it is missing, so that nothing can be planted there.
+func ProtectedPaths(root, home string, getenv func(string) string) []string {
+	out := []string{filepath.Join(root, ".termhelper.toml")}
+	out = append(out, gitProtected(root, home)...)
+	return append(out, resolve(shellStartup, home, getenv)...)
+}
 
 // GitDirs are the git folders of the repository at root that lie outside
-// it (a worktree's, a submodule's): git needs to write there.
-func GitDirs(root string) []string { return nil }
+// it (a worktree's, a submodule's): git writes its objects, index and
+// refs there, so they are writable like the root.
+func GitDirs(root string) []string {
+	gitDir, common := gitDirs(root)
+	var out []string
+	for _, d := range []string{gitDir, common} {
+		if d != "" && !isUnder(d, root) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
-// Defaults is the plan for root with the default lists; the caller sets
-// Mode, Network and TempDir and adds the config's lists.
-func Defaults(root, home string, getenv func(string) string) Plan { return Plan{Root: root} }
+// Defaults is the plan for root with the default lists: the caches and
+// outside git folders writable, the protected paths, the secret places
+// (but one that holds the root, which the user chose to work in). A
+// missing cache whose parent folder exists is made (0700), so that a
+// first `npm install` or `go build` works; one whose parent is missing
+// belongs to a tool this user does not run. The caller sets Mode,
+// Network and TempDir and adds the config's lists and the trash folder.
+func Defaults(root, home string, getenv func(string) string) Plan {
+	p := Plan{Root: root, Protect: ProtectedPaths(root, home, getenv)}
+	for _, c := range Caches(home, getenv) {
+		if makeCache(c) {
+			p.Writable = append(p.Writable, c)
+		}
+	}
+	p.Writable = append(p.Writable, GitDirs(root)...)
+	for _, s := range SecretPlaces(home, getenv) {
+		if s != root && !isUnder(root, s) {
+			p.Hide = append(p.Hide, s)
+		}
+	}
+	return p
+}
+
+// makeCache tells whether the cache dir is there, making it if its
+// parent is.
+func makeCache(dir string) bool {
+	if _, err := os.Stat(dir); err == nil {
+		return true
+	}
+	if _, err := os.Stat(filepath.Dir(dir)); err != nil {
+		return false
+	}
+	return os.Mkdir(dir, 0o700) == nil
+}
+
+// resolve turns the entries into absolute paths for this user: an
+// entry's variable wins when set; "$NAME" prefixes stand for their
+// folders; the rest is relative to home.
+func resolve(list []place, home string, getenv func(string) string) []string {
+	var out []string
+	for _, pl := range list {
+		path := ""
+		if pl.env != "" {
+			path = firstPath(getenv(pl.env))
+		}
+		if path == "" && pl.path != "" {
+			path = expand(pl.path, home, getenv)
+		}
+		if path != "" && filepath.IsAbs(path) && !slices.Contains(out, path) {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// firstPath is a variable's path: the first of a list (GOPATH,
+// KUBECONFIG), or a socket's (DOCKER_HOST=unix:///run/x.sock).
+func firstPath(v string) string {
+	if rest, ok := strings.CutPrefix(v, "unix://"); ok {
+		return rest
+	}
+	v, _, _ = strings.Cut(v, string(filepath.ListSeparator))
+	return v
+}
+
+// expand replaces a leading $NAME with its folder and makes the rest
+// relative to home; a final slash (a folder) is kept.
+func expand(path, home string, getenv func(string) string) string {
+	dir := strings.HasSuffix(path, "/")
+	if strings.HasPrefix(path, "$") {
+		name, rest, _ := strings.Cut(path[1:], "/")
+		base := folder(name, home, getenv)
+		if base == "" {
+			return ""
+		}
+		path = filepath.Join(base, rest)
+	} else if !filepath.IsAbs(path) {
+		if home == "" {
+			return ""
+		}
+		path = filepath.Join(home, path)
+	}
+	if dir {
+		path += "/"
+	}
+	return path
+}
+
+// folder is what a $NAME stands for, with the tools' own defaults.
+func folder(name, home string, getenv func(string) string) string {
+	if v := firstPath(getenv(name)); filepath.IsAbs(v) {
+		return v
+	}
+	if home == "" {
+		return ""
+	}
+	switch name {
+	case "XDG_CONFIG_HOME":
+		return filepath.Join(home, ".config")
+	case "XDG_DATA_HOME":
+		return filepath.Join(home, ".local", "share")
+	case "CACHE":
+		return userCache(home, getenv)
+	case "CARGO_HOME":
+		return filepath.Join(home, ".cargo")
+	case "GOPATH":
+		return filepath.Join(home, "go")
+	case "GRADLE_USER_HOME":
+		return filepath.Join(home, ".gradle")
+	case "ZDOTDIR":
+		return "" // unset: the zsh files in home are listed on their own
+	}
+	return "" // XDG_RUNTIME_DIR and others: only where set
+}
+
+func userCache(home string, getenv func(string) string) string {
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(home, "Library", "Caches")
+	}
+	if v := getenv("XDG_CACHE_HOME"); filepath.IsAbs(v) {
+		return v
+	}
+	return filepath.Join(home, ".cache")
+}
+
+// within returns the place of places that holds path, or "".
+func within(path string, places []string) string {
+	for _, pl := range places {
+		if path == pl || isUnder(path, pl) {
+			return pl
+		}
+	}
+	return ""
+}
+
+// isUnder reports whether path lies strictly below dir.
+func isUnder(path, dir string) bool {
+	if dir == "/" {
+		return path != "/"
+	}
+	return strings.HasPrefix(path, dir+"/")
+}

@@ -29,3 +29,12 @@ func (g *Guard) Close() {
 		g.sys.close()
 	}
 }
+
+// plainLaunch is the launch of a plan that confines nothing (mode off),
+// or none.
+func plainLaunch(off bool) *Launch {
+	if !off {
+		return nil
+	}
+	return &Launch{sys: sysLaunch{plain: true}}
+}

@@ -4,36 +4,41 @@
 // What it confines: writes go only to the project root (in
 // workspace-write mode), the helper's own temporary folder, the package
 // managers' caches and the folders the config adds; the protected paths
-// inside those (.git/hooks, .git/config, .termhelper.toml, the user's shell
-// start-up files, the config's protect list) stay read-only; the secret
-// places (~/.ssh, cloud credentials, keyrings, browser profiles, the
-// config's hide list) are empty or unreadable; other processes'
-// environments cannot be read, and nothing can be traced, mounted or made
-// into a device. On Linux the network is governed too: loopback only, the
+// inside those (git's hooks and config, .termhelper.toml, the user's
+// shell start-up files, the config's protect list) stay read-only, and
+// the folders above them cannot be renamed to move them aside; the secret
+// places (~/.ssh, cloud credentials, keyrings, browser profiles, the SSH
+// agent's and container engines' sockets, the config's hide list) are
+// empty or unreadable; other processes' environments cannot be read;
+// nothing can be traced, mounted or made into a device, no capability is
+// left, and signals and abstract sockets stay within the command's own
+// processes. On Linux the network is governed too: loopback only, the
 // rest through the helper's egress proxy.
 //
-// How: on Linux the helper starts, instead of the shell, its own executable
-// as a trampoline (Command) in a new user and mount namespace where those
-// are allowed. The trampoline hides the secret places under empty
-// read-only mounts, binds the protected paths read-only, drops every
-// capability, sets no_new_privs, restricts itself with Landlock, installs
-// the network filter and then executes the shell in its place: same pid,
-// same session, same terminal. On macOS the command runs under
-// sandbox-exec with a Seatbelt profile generated for it. Nothing needs
-// root, setuid or another program.
+// How: on Linux the helper starts, instead of the shell, its own
+// executable as a trampoline (Command), in a new mount namespace (and a
+// user namespace, for anyone but root) where those are allowed. The
+// trampoline hides the secret places under empty read-only mounts, binds
+// the protected paths read-only, drops every capability, sets
+// no_new_privs, restricts itself with Landlock, installs the network
+// filter and then executes the shell in its place: same pid, session,
+// process group and terminal. On macOS the command runs under
+// sandbox-exec with a Seatbelt profile made for it. Nothing needs root,
+// setuid or another program.
 //
-// What it cannot: without user namespaces (AppArmor, some containers) the
-// secret places are kept unreadable by Landlock alone, their names still
-// show in a listing, and the protected paths inside the root are guarded
-// by the policy alone; without Landlock (Linux before 5.13) there is no
-// sandbox and Probe says so. Windows has no sandbox yet. A write the
+// What it cannot: without namespaces (AppArmor's restriction, some
+// containers) the secret places are kept unreadable by Landlock alone,
+// their names still show in a listing, the sockets stay reachable before
+// Landlock ABI 9, and what is protected or hidden inside the root is
+// guarded by the policy alone; without Landlock (Linux before 5.13) there
+// is no sandbox and Probe says so. Windows has no sandbox yet. A write the
 // sandbox stops is not reported by path on Linux (Landlock tells the
 // process EACCES, not the helper); a refused connection is. The caches
 // are shared with the user's own runs: a command could leave a poisoned
-// entry there, which is why the list is short and named. What a process
-// started outside the sandbox exposes (a socket another program listens
-// on, a file another user left readable) is not the sandbox's to hide,
-// except for the agent and container sockets the secret places name.
+// entry there, which is why the list is short and named. Root keeps its
+// power over files it does not own (rootKeeps). A file hidden or
+// protected by a mount is hidden at its path only: another mount of the
+// same files elsewhere shows them.
 package sandbox
 
 import (
@@ -146,6 +151,18 @@ const Command = "__sandbox"
 // ErrUnavailable is returned by Prepare where this machine cannot confine
 // a command as the plan asks; Probe's reason says why.
 var ErrUnavailable = errors.New("the sandbox is not available here")
+
+// prepare checks what every platform's Prepare checks first, and says
+// whether the plan confines nothing (mode off).
+func (p Plan) prepare(argv []string) (off bool, err error) {
+	if len(argv) == 0 {
+		return false, errors.New("sandbox: empty argv")
+	}
+	if err := p.check(); err != nil {
+		return false, err
+	}
+	return p.Mode == Off, nil
+}
 
 // check refuses a plan the trampoline could not apply faithfully.
 func (p Plan) check() error {

@@ -149,7 +149,9 @@ func (m *Manager) Get(id string) (*Session, error) {
 	return s, nil
 }
 
-// List describes every session the host knows of, oldest first.
+// List describes every session the host knows of, oldest first, and every
+// command still running in the foreground, whose call has not answered
+// yet: listed with its id, a host can end it by id while it runs.
 func (m *Manager) List() []Info {
 	m.mu.Lock()
 	all := make([]*Session, 0, len(m.sessions))
@@ -160,9 +162,9 @@ func (m *Manager) List() []Info {
 	var out []Info
 	for _, s := range all {
 		s.mu.Lock()
-		handed := s.handed
+		listed := s.handed || s.exit == nil
 		s.mu.Unlock()
-		if handed {
+		if listed {
 			out = append(out, s.Info())
 		}
 	}

@@ -315,32 +315,90 @@ func tooLarge(n int, lsp bool) error {
 		msg: fmt.Sprintf("message of %d bytes is over the limit of %d bytes", n, MaxMessage)}
 }
 
-// readLSP reads a header block, then the Content-Length bytes it names.
+// readLSP reads a header block, then its body: the Content-Length bytes,
+// or fewer where the JSON value that opens the body ends first. A header
+// is a promise about the bytes after it, and a wrong one must not cost
+// the messages that follow: a body that does not open a JSON object or
+// array is not read at all (its bytes are then read as what they are),
+// and a body is never read past the end of its JSON value, however large
+// the length (a length over MaxMessage included).
 func (s *Stream) readLSP() ([]byte, error) {
 	length, err := s.readHeaders()
 	if err != nil {
 		return nil, err
 	}
-	if length > MaxMessage {
-		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
-			return nil, err
-		}
-		return nil, tooLarge(length, true)
+	if length == 0 || !s.startsMessage() {
+		return nil, &frameError{code: CodeParseError, lsp: true,
+			msg: fmt.Sprintf("parse error: the %d-byte body after the header block is not a JSON message", length)}
 	}
-	return s.readBody(length)
+	body, n, err := s.readValue(length)
+	if err != nil {
+		return nil, err
+	}
+	if n > MaxMessage {
+		return nil, tooLarge(n, true)
+	}
+	return body, nil
 }
 
-// readBody reads n bytes. A large body grows as its bytes arrive, so that
-// a header alone never makes the helper allocate MaxMessage bytes.
-func (s *Stream) readBody(n int) ([]byte, error) {
-	if n <= s.r.Size() {
-		body := make([]byte, n)
-		_, err := io.ReadFull(s.r, body)
-		return body, eofInside(err)
+// readValue reads the JSON object or array that starts here, up to limit
+// bytes, and returns it with its length: it stops where the value ends.
+// Past MaxMessage bytes it goes on counting without keeping, so that a
+// header never makes the helper hold more than that.
+func (s *Stream) readValue(limit int) ([]byte, int, error) {
+	var body []byte
+	var sc valueScanner
+	n := 0
+	for n < limit {
+		chunk, _ := s.r.Peek(min(limit-n, s.r.Buffered(), s.r.Size()))
+		if len(chunk) == 0 {
+			if _, err := s.r.Peek(1); err != nil {
+				return nil, n, eofInside(err)
+			}
+			continue
+		}
+		k, end := sc.scan(chunk)
+		if n+k <= MaxMessage {
+			body = append(body, chunk[:k]...)
+		} else {
+			body = nil
+		}
+		s.r.Discard(k)
+		if n += k; end {
+			break
+		}
 	}
-	var body bytes.Buffer
-	_, err := io.CopyN(&body, s.r, int64(n))
-	return body.Bytes(), eofInside(err)
+	return body, n, nil
+}
+
+// valueScanner finds where a JSON object or array ends, by its brackets
+// outside strings; json.Valid checks the rest.
+type valueScanner struct {
+	depth            int
+	inString, escape bool
+}
+
+// scan reads b and returns how many bytes of it belong to the value, and
+// whether the value ended there.
+func (v *valueScanner) scan(b []byte) (int, bool) {
+	for i, c := range b {
+		switch {
+		case v.escape:
+			v.escape = false
+		case v.inString:
+			v.escape = c == '\\'
+			v.inString = c != '"'
+		case c == '"':
+			v.inString = true
+		case c == '{' || c == '[':
+			v.depth++
+		case c == '}' || c == ']':
+			if v.depth--; v.depth <= 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return len(b), false
 }
 
 // eofInside makes the end of input inside a message the unexpected EOF

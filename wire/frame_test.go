@@ -257,3 +257,33 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestWrongContentLengthEatsNothingAfter: a header block whose length is
+// wrong (too long, absurd) or whose body is no JSON message costs at most
+// its own message: the messages after it are read.
+func TestWrongContentLengthEatsNothingAfter(t *testing.T) {
+	first := `{"jsonrpc":"2.0","id":1,"method":"first"}`
+	good := `{"jsonrpc":"2.0","id":9,"method":"ok"}`
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+		answered bool
+	}{
+		{"length too long", "Content-Length: 500\r\n\r\n" + first + lspFrame(good), []string{"first", "ok"}, false},
+		{"absurd length", "Content-Length: 99999999999\r\n\r\n" + first + lspFrame(good), []string{"first", "ok"}, false},
+		{"length over the limit", "Content-Length: " + itoa(MaxMessage+1) + "\r\n\r\n" + first + lspFrame(good), []string{"first", "ok"}, false},
+		{"body not JSON", "Content-Length: 40\r\n\r\nhello world\r\n" + lspFrame(good), []string{"ok"}, true},
+		{"empty body", "Content-Length: 0\r\n\r\n" + lspFrame(good), []string{"ok"}, true},
+		{"brackets in strings", lspFrame(`{"jsonrpc":"2.0","id":1,"method":"first","params":{"s":"}]\"{"}}`) + lspFrame(good), []string{"first", "ok"}, false},
+	} {
+		for _, mode := range []Framing{Auto, LSP} {
+			methods, out, _ := readAll(t, tc.in, mode)
+			if strings.Join(methods, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("%s, %v: read %v, want %v; answers %q", tc.name, mode, methods, tc.want, out)
+			}
+			if got := strings.Contains(out, `"code":-32700`); got != tc.answered {
+				t.Errorf("%s, %v: answers %q", tc.name, mode, out)
+			}
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // @modelcontextprotocol/sdk makes it. TERMHELPER_BIN names the binary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,12 +13,10 @@ import {
   LATEST_PROTOCOL_VERSION,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { marker, pidsWith, watchdog } from './proc.mjs';
 
 const bin = process.env.TERMHELPER_BIN;
 assert.ok(bin, 'TERMHELPER_BIN must name the termhelper binary');
-
-// watchdog bounds every wait; it guards against a hang, it times nothing.
-const watchdog = 30_000;
 
 function transport(root) {
   return new StdioClientTransport({
@@ -51,22 +49,6 @@ async function connect(t, opts = {}) {
 }
 
 const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
-
-// marker is a sleep length no other process uses, to find our processes.
-const marker = () => `${1000 + Math.floor(Math.random() * 9000)}.${process.pid}`;
-
-function pidsWith(m) {
-  const pids = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(m)) pids.push(name);
-    } catch {
-      // the process ended while the list was read
-    }
-  }
-  return pids;
-}
 
 // gated makes command wait until open() before it runs: a test can take an
 // answer while the command is surely alive, however slow the machine.
@@ -237,45 +219,73 @@ test("a background command's end reported without polling", async (t) => {
   assert.doesNotMatch(text(res), /exited 7 after/, 'reported once');
 });
 
-test('cancelling a long wait ends the call, not the session', async (t) => {
+test('cancelling a long wait ends the wait, not the session, and gets no answer', async (t) => {
   const { call, tr } = await connect(t);
   const m = marker();
   let res = await call({ command: `sleep ${m}`, background: true, yield_ms: 0 });
   const id = res.structuredContent.sessionId;
-  const ended = serverEnds(tr, 'until');
+  const answers = watchAnswers(tr, 'until');
   const abort = new AbortController();
   const wait = call({ session_id: id, until: 'exit' }, { signal: abort.signal });
   setTimeout(() => abort.abort('enough'), 300);
   await assert.rejects(wait);
-  const late = await ended;
-  assert.equal(late.result.structuredContent.state, 'background', 'the server ended its wait, not the session');
   res = await call({ list: true });
   assert.match(text(res), new RegExp(`session ${id} · background`), 'the session goes on');
   assert.ok(pidsWith(m).length > 0);
   res = await call({ session_id: id, kill: true });
   assert.match(text(res), /killed/);
+  assert.deepEqual(answers(), [], 'a cancelled call gets no answer');
   await noneLeft(m);
 });
 
-// serverEnds resolves with the server's answer to the next tools/call
-// whose arguments have the key: the SDK drops an answer to a cancelled
-// request, so the transport is watched below it.
-function serverEnds(tr, key) {
+test('an aborted foreground command gets no answer and its process is gone', async (t) => {
+  const { call, tr } = await connect(t);
+  const m = marker();
+  const answers = watchAnswers(tr, 'command');
+  const abort = new AbortController();
+  const run = call({ command: `sleep ${m}` }, { signal: abort.signal });
+  const end = Date.now() + watchdog;
+  while (pidsWith(m).length === 0) {
+    assert.ok(Date.now() < end, 'the command never started');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  abort.abort('the person pressed Stop');
+  await assert.rejects(run);
+  await noneLeft(m);
+  await call({ list: true }); // answered after the cancelled call's end
+  assert.deepEqual(answers(), [], 'a cancelled call gets no answer');
+});
+
+// The SDK's own default: a tool call times out at 60 s. A command that
+// outlives the 45 s yield answers alive before that, and the model waits on.
+test('a 55 s command under the default 60 s timeout answers alive, then finishes', async (t) => {
+  const { client } = await connect(t);
+  const started = Date.now();
+  let res = await client.callTool({ name: 'terminal', arguments: { command: 'sleep 55; echo done' } });
+  assert.equal(res.structuredContent.state, 'running', text(res));
+  const id = res.structuredContent.sessionId;
+  assert.match(text(res), new RegExp(`session ${id} still running`));
+  assert.ok(Date.now() - started < 60_000, 'answered within the timeout');
+  res = await client.callTool({ name: 'terminal', arguments: { session_id: id, until: 'exit' } });
+  assert.equal(res.structuredContent.exitCode, 0, text(res));
+  assert.match(text(res), /done/);
+});
+
+// watchAnswers records the server's answers to the tools/call requests
+// whose arguments have the key, below the SDK (which drops an answer to a
+// cancelled request itself); the returned function lists them.
+function watchAnswers(tr, key) {
   const send = tr.send.bind(tr);
   const onmessage = tr.onmessage;
-  let reqId;
+  const ids = new Set();
+  const seen = [];
   tr.send = (msg, opts) => {
-    if (msg.method === 'tools/call' && key in (msg.params.arguments ?? {})) reqId = msg.id;
+    if (msg.method === 'tools/call' && key in (msg.params.arguments ?? {})) ids.add(msg.id);
     return send(msg, opts);
   };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server never ended the cancelled wait')), watchdog);
-    tr.onmessage = (msg, extra) => {
-      if (reqId !== undefined && msg.id === reqId) {
-        clearTimeout(timer);
-        resolve(msg);
-      }
-      onmessage(msg, extra);
-    };
-  });
+  tr.onmessage = (msg, extra) => {
+    if (ids.has(msg.id) && msg.method === undefined) seen.push(msg);
+    onmessage(msg, extra);
+  };
+  return () => seen;
 }

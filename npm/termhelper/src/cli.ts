@@ -2,19 +2,20 @@
 // The termhelper command: runs the platform binary with the same arguments
 // and stdio, and ends as it ended.
 import { spawnSync } from "node:child_process";
-import { findBinary } from "./binary.js";
+import { locateBinary } from "./binary.js";
+import { spawnError } from "./errors.js";
 
 function main(): number {
-  let bin: string;
+  let found: ReturnType<typeof locateBinary>;
   try {
-    bin = findBinary();
+    found = locateBinary();
   } catch (err) {
     console.error((err as Error).message);
     return 1;
   }
-  const res = spawnSync(bin, process.argv.slice(2), { stdio: "inherit" });
+  const res = spawnSync(found.path, process.argv.slice(2), { stdio: "inherit" });
   if (res.error) {
-    console.error(`termhelper: cannot run ${bin}: ${res.error.message}`);
+    console.error(spawnError(res.error, found.path, found.source).message);
     return 1;
   }
   if (res.signal) {

@@ -1,4 +1,6 @@
-// The wire protocol's params and answers (PROTOCOL.md), as TypeScript types.
+// The native protocol's params and answers (docs/protocol.md), as TypeScript
+// types. docs/schema/ holds the same shapes as JSON Schema; a test generates
+// declarations from the schemas and checks that these agree with them.
 
 /** `initialize` params. The client fills these from its start options. */
 export interface InitializeParams {
@@ -9,8 +11,9 @@ export interface InitializeParams {
 }
 
 export interface InitializeResult {
-  serverInfo: { name: string; version: string };
-  protocolVersion: number;
+  serverInfo: { name: "termhelper"; version: string };
+  /** The native protocol's version; Termhelper.start refuses any but PROTOCOL_VERSION. */
+  protocolVersion: 1;
   platform: { os: string; arch: string; shell: string; pty: string };
   root: string;
   limits: { timeoutMs: number; maxStreamChars: number; maxLineChars: number };
@@ -64,7 +67,6 @@ export interface Finished {
   fullOutputPath: string | null;
   /** One line for an activity card: "exit 0 · 412ms". */
   summary: string;
-  sessionId?: string;
 }
 
 /** The answer for a command that is still alive. */
@@ -74,6 +76,9 @@ export interface Alive {
   state: "running" | "waiting" | "background";
   output: string;
   stderr?: string;
+  /** Some of the session's output was cut from this window; the spill file has it. */
+  truncated?: boolean;
+  fullOutputPath?: string;
   prompt?: Prompt;
   /** TCP ports the session's tree listens on. */
   ports?: number[];
@@ -106,7 +111,8 @@ export interface ReadParams {
   stableMs?: number;
 }
 
-export type Signal = "SIGTERM" | "SIGINT" | "SIGHUP" | "SIGKILL";
+/** The first signal session/kill sends to the whole tree; also accepted without "SIG". */
+export type Signal = "SIGTERM" | "SIGINT" | "SIGHUP" | "SIGKILL" | "TERM" | "INT" | "HUP" | "KILL";
 
 export interface KillParams {
   sessionId: string;
@@ -144,6 +150,16 @@ export interface ScreenResult {
   altScreen: boolean;
 }
 
+export interface ScreenParams {
+  sessionId: string;
+}
+
+export interface PolicyCheckParams {
+  command: string;
+  /** The directory it would run in: inside the root, relative to it or absolute. */
+  cwd?: string;
+}
+
 export type Decision = "allow" | "ask" | "deny";
 
 export interface PolicyCheckResult {
@@ -151,17 +167,26 @@ export interface PolicyCheckResult {
   reasons: string[];
 }
 
+/** An item the rm shim moved to the trash. */
 export interface TrashEntry {
   id: string;
-  /** The absolute path it was deleted from. */
+  /** The absolute path it was deleted from, and where trash/restore puts it back. */
   path: string;
-  /** RFC 3339. */
+  /** When it was moved, RFC 3339. */
   deletedAt: string;
   /** Bytes; a folder's files summed. */
   size: number;
   /** The command line that deleted it. */
   command: string;
   isDir: boolean;
+}
+
+export interface TrashListResult {
+  entries: TrashEntry[];
+}
+
+export interface TrashRestoreParams {
+  id: string;
 }
 
 /** `approval/request` from the helper: a command that needs a yes. */
@@ -177,13 +202,18 @@ export interface ApprovalRequest {
 /** "always" also allows the command's name (and subcommand) for this root from now on. */
 export type ApprovalDecision = "allow" | "deny" | "always";
 
+/** The host's answer to `approval/request`. */
+export interface ApprovalResult {
+  decision: ApprovalDecision;
+}
+
 /** `session/exited`: sent for every session the moment it ends. */
 export interface ExitedEvent {
   sessionId: string;
   exitCode: number;
   signal: string | null;
   durationMs: number;
-  timedOut?: boolean;
+  timedOut: boolean;
   summary: string;
 }
 
@@ -196,16 +226,7 @@ export interface WaitingEvent {
 /** `session/output`: raw text as it arrives (escape sequences kept). */
 export interface OutputEvent {
   sessionId: string;
-  stream: string;
+  /** "output": the terminal (or stdout); "stderr": where stderr is apart. */
+  stream: "output" | "stderr";
   data: string;
 }
-
-/** Application error codes (PROTOCOL.md section 10). */
-export const ErrorCode = {
-  NoSuchSession: -32001,
-  CwdOutsideRoot: -32002,
-  BlockedByPolicy: -32003,
-  ApprovalRefused: -32004,
-  StartFailed: -32005,
-  TooManySessions: -32006,
-} as const;

@@ -2,10 +2,11 @@
 // `node --test test/` after `npm run build`, as make test-node does.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Termhelper, ErrorCode, isFinished } from "../lib/index.js";
+import { Termhelper, ErrorCode, isFinished } from "../lib/esm.mjs";
+import { pidsWith } from "./procs.mjs";
 
 const watchdog = 60_000; // a guard against a hang, never a timing assertion
 
@@ -122,22 +123,6 @@ test("a spawn prefix runs the helper through another command", async (t) => {
   assert.match(r.output, /prefix/);
 });
 
-/** Processes whose command line holds s (Linux). */
-function pidsWith(s) {
-  const out = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (cmd.includes(s) && !stat.includes(") Z")) out.push(Number(name));
-    } catch {
-      // gone while we looked
-    }
-  }
-  return out;
-}
-
 test("close ends the helper and every tree", { skip: process.platform !== "linux" && "reads /proc" }, async (t) => {
   const { th } = await start(t);
   const marker = String(800000 + (process.pid % 1000) * 50 + 7);
@@ -163,7 +148,7 @@ test("start rejects when the helper cannot start", async () => {
     await assert.rejects(
       Termhelper.start({ root, config: join(root, "no-such.toml"), stderr: "ignore", env: { SHELL: "" } }),
     );
-    await assert.rejects(Termhelper.start({ root, bin: join(root, "no-such-binary") }), /ENOENT/);
+    await assert.rejects(Termhelper.start({ root, bin: join(root, "no-such-binary") }), /no-such-binary does not exist/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package sandbox
+
+func testAction(string) int { return 2 }
+
+func testTrampoline() {}

@@ -1,0 +1,29 @@
+package sandbox
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand for termhelper: as the trampoline
+// when called as Command (with stand-ins that testTrampoline sets), and as a command that tries one forbidden act
+// when actionVar says which (testAction).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == Command {
+		testTrampoline()
+		os.Exit(Serve(os.Args[2:]))
+	}
+	if act := os.Getenv(actionVar); act != "" {
+		os.Exit(testAction(act))
+	}
+	// A race-enabled binary sleeps a second at exit by default; the
+	// children here are this binary, and many exit.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" "+noExitSleep))
+	os.Exit(m.Run())
+}
+
+const noExitSleep = "atexit_sleep_ms=0"
+
+// actionVar names the act the test binary tries when run as a command.
+const actionVar = "SANDBOX_TEST_ACTION"

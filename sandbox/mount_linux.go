@@ -1,0 +1,176 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The mount namespace's work, done by the trampoline before it drops its
+// capabilities: the namespace is its own and dies with the command, so
+// nothing here is seen outside.
+
+// mountNamespace identifies the caller's mount namespace (0 if unknown):
+// the trampoline mounts only in one that is not the helper's.
+func mountNamespace() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/mnt", &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// makePrivate keeps the mounts below from reaching the helper's namespace.
+func makePrivate() error {
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mount tree private: %w", err)
+	}
+	return nil
+}
+
+// lockedFlags are the mount flags a remount in a user namespace must keep
+// (the kernel refuses to drop them), read from the mount at path.
+func lockedFlags(path string) (uintptr, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return 0, err
+	}
+	pairs := []struct{ st, ms int64 }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV},
+		{unix.ST_NOEXEC, unix.MS_NOEXEC}, {unix.ST_NOATIME, unix.MS_NOATIME},
+		{unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	}
+	var flags uintptr
+	for _, p := range pairs {
+		if st.Flags&p.st != 0 {
+			flags |= uintptr(p.ms)
+		}
+	}
+	return flags, nil
+}
+
+// bindReadOnly mounts src over dst, read-only.
+func bindReadOnly(src, dst string) error {
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("binding %s: %w", dst, err)
+	}
+	flags, err := lockedFlags(dst)
+	if err != nil {
+		return fmt.Errorf("reading the mount at %s: %w", dst, err)
+	}
+	if err := unix.Mount("none", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|flags, ""); err != nil {
+		return fmt.Errorf("making %s read-only: %w", dst, err)
+	}
+	return nil
+}
+
+// pin binds dir over itself: a mount point cannot be renamed or removed,
+// so a protected path below it cannot be moved aside and replaced.
+func pin(dir string) error {
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("pinning %s: %w", dir, err)
+	}
+	return nil
+}
+
+// emptyOut makes a secret place empty: an empty read-only tmpfs over a
+// folder, the null device over anything else (a file, a socket).
+func emptyOut(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil // nothing there to hide
+	}
+	if !fi.IsDir() {
+		return bindReadOnly("/dev/null", path)
+	}
+	const flags = unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+	if err := unix.Mount("tmpfs", path, "tmpfs", flags, "size=4k,nr_inodes=1,mode=0700"); err != nil {
+		return fmt.Errorf("hiding %s: %w", path, err)
+	}
+	return nil
+}
+
+// mountPlan hides the secret places and makes the protected paths inside
+// the writable places read-only. writable are the real paths that
+// Landlock will let the command write.
+func mountPlan(p Plan, writable []string) error {
+	if err := makePrivate(); err != nil {
+		return err
+	}
+	pinned := map[string]bool{}
+	for _, path := range p.Protect {
+		if err := protect(path, writable, pinned); err != nil {
+			return err
+		}
+	}
+	for _, path := range p.Hide {
+		if err := hideReal(path, p, writable, pinned); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// protect binds path read-only, and pins the folders above it. A path
+// outside the writable places is already read-only; a missing one is
+// skipped, except a folder (named with a final slash), which is made so
+// that nothing can be planted in it.
+func protect(path string, writable []string, pinned map[string]bool) error {
+	if strings.HasSuffix(path, "/") {
+		if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("making %s: %w", path, err)
+		}
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || within(real, writable) == "" {
+		return nil
+	}
+	if err := pinAbove(real, writable, pinned); err != nil {
+		return err
+	}
+	return bindReadOnly(real, real)
+}
+
+// pinAbove pins every folder between path and the writable place that
+// holds it: a folder holding a mount point can still be renamed, and the
+// protected or hidden path moved aside with it for a fresh copy.
+func pinAbove(path string, writable []string, pinned map[string]bool) error {
+	place := within(path, writable)
+	if place == "" {
+		return nil
+	}
+	for dir := filepath.Dir(path); dir != place && isUnder(dir, place); dir = filepath.Dir(dir) {
+		if !pinned[dir] {
+			if err := pin(dir); err != nil {
+				return err
+			}
+			pinned[dir] = true
+		}
+	}
+	return nil
+}
+
+// hideReal hides the real place behind path, pinning the folders above
+// it inside a writable place. A secret place that holds the root or the
+// temporary folder is refused: hiding it would hide the command's own
+// work.
+func hideReal(path string, p Plan, writable []string, pinned map[string]bool) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil
+	}
+	for _, own := range []string{p.Root, p.TempDir} {
+		if own != "" && (own == real || isUnder(own, real)) {
+			return fmt.Errorf("the secret place %s holds %s", path, own)
+		}
+	}
+	if err := pinAbove(real, writable, pinned); err != nil {
+		return err
+	}
+	return emptyOut(real)
+}

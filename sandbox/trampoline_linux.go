@@ -1,0 +1,159 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// wire is what the helper hands the trampoline: the plan, and what the
+// trampoline cannot tell by itself.
+type wire struct {
+	Plan
+	Namespaces bool   // cloned into a mount namespace of its own
+	HelperNS   uint64 // the helper's mount namespace, which must not be touched
+	NetFD      int    // the socket to send the network filter's listener on; 0: none
+}
+
+// Serve is the trampoline, `termhelper __sandbox PLAN -- ARGV...`: it
+// confines itself as the plan says and executes argv in its place, or,
+// if any step fails, runs nothing, says why in one line on its stderr
+// (the command's terminal) and returns 126.
+func Serve(args []string) int {
+	// Capabilities, no_new_privs, Landlock and seccomp are per thread;
+	// the thread that sets them is the one that executes the command.
+	runtime.LockOSThread()
+	if len(args) == 1 && args[0] == probeArg {
+		return probeChild()
+	}
+	w, argv, err := parseArgs(args)
+	if err == nil {
+		err = confine(w)
+	}
+	if err == nil {
+		err = execute(argv)
+	}
+	fmt.Fprintf(os.Stderr, "termhelper: the sandbox could not be set up, the command did not run: %s\n", oneLine(err))
+	return 126
+}
+
+func parseArgs(args []string) (wire, []string, error) {
+	var w wire
+	if len(args) < 3 || args[1] != "--" {
+		return w, nil, errors.New("usage: termhelper " + Command + " PLAN -- COMMAND [ARG]")
+	}
+	if err := json.Unmarshal([]byte(args[0]), &w); err != nil {
+		return w, nil, fmt.Errorf("reading the plan: %w", err)
+	}
+	if err := w.check(); err != nil {
+		return w, nil, err
+	}
+	return w, args[2:], nil
+}
+
+// confine applies the plan to this process, in the design's order:
+// mounts (while the namespace's capability is still there), capabilities
+// and no_new_privs, Landlock, then the network filter.
+func confine(w wire) error {
+	if w.NetFD > 0 {
+		unix.CloseOnExec(w.NetFD) // the command must never hold it
+	}
+	if w.Mode == Off {
+		return nil
+	}
+	writable, err := writablePlaces(w.Plan)
+	if err != nil {
+		return err
+	}
+	if w.Namespaces {
+		if ns := mountNamespace(); ns == 0 || ns == w.HelperNS {
+			return errors.New("the trampoline is not in a mount namespace of its own")
+		}
+		if err := mountPlan(w.Plan, writable); err != nil {
+			return err
+		}
+	}
+	if err := dropCaps(); err != nil {
+		return err
+	}
+	abi, err := ll.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		return errors.New("this kernel has no Landlock")
+	}
+	if err := restrictFiles(w.Plan, writable, abi, w.Namespaces); err != nil {
+		return err
+	}
+	return filterAndSend(w)
+}
+
+// writablePlaces are the real paths the command may write, as the mode
+// says. The root and the temporary folder must be there; a missing cache
+// or configured folder is skipped.
+func writablePlaces(p Plan) ([]string, error) {
+	required := []string{p.TempDir}
+	var optional []string
+	if p.Mode == WorkspaceWrite {
+		required = append(required, p.Root)
+		optional = p.Writable
+	}
+	var out []string
+	for _, path := range required {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, fmt.Errorf("a writable folder is missing: %w", err)
+		}
+		out = append(out, real)
+	}
+	for _, path := range optional {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			out = append(out, real)
+		}
+	}
+	return out, nil
+}
+
+// netFilter is filterNetwork; the tests put a stand-in there.
+var netFilter = filterNetwork
+
+// filterAndSend installs the network filter, unless the network is open,
+// and hands its listener to the helper before the command can connect.
+func filterAndSend(w wire) error {
+	if w.Network == NetworkOpen {
+		return nil
+	}
+	if w.NetFD <= 0 {
+		return errors.New("the network is to be filtered but the helper gave no socket for it")
+	}
+	listener, err := netFilter(w.Network)
+	if err != nil {
+		return fmt.Errorf("filtering the network: %w", err)
+	}
+	defer unix.Close(listener)
+	conn := os.NewFile(uintptr(w.NetFD), "sandbox-listener")
+	defer conn.Close()
+	if err := sendListener(conn, listener); err != nil {
+		return fmt.Errorf("handing the network filter to the helper: %w", err)
+	}
+	return nil
+}
+
+// execute replaces the trampoline with argv: same pid, session, terminal.
+func execute(argv []string) error {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	return unix.Exec(path, argv, os.Environ())
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
