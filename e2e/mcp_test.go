@@ -361,10 +361,14 @@ func TestMCPScreen(t *testing.T) {
 func TestMCPYieldAnswersAlive(t *testing.T) {
 	t.Parallel()
 	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 1000\n"})
-	res := h.call(map[string]any{"command": "sleep 4; echo done"})
+	command, open := gated(t, "echo done")
+	res := h.call(map[string]any{"command": command})
 	r := structured(t, res)
 	require.Equal(t, "running", r.State, text(res))
 	assert.Contains(t, text(res), "session "+r.SessionID+" still running")
+	res = h.call(map[string]any{"session_id": r.SessionID, "until": "exit"})
+	require.Equal(t, "running", structured(t, res).State, "a wait past the yield answers alive too")
+	open()
 	for {
 		res = h.call(map[string]any{"session_id": r.SessionID, "until": "exit"})
 		if structured(t, res).ExitCode != nil {
