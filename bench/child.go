@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"time"
@@ -23,7 +24,7 @@ func runChild(args []string) int {
 	out := fs.String("out", "", "stamp: file for the exit time")
 	size := fs.Int64("bytes", 0, "gen: how many bytes to write")
 	every := fs.Duration("every", 10*time.Millisecond, "tick: time between lines")
-	total := fs.Duration("for", time.Second, "tick: how long to go on")
+	total := fs.Duration("for", time.Second, "tick, serve: how long to go on")
 	if fs.Parse(args[1:]) != nil {
 		return 2
 	}
@@ -36,6 +37,8 @@ func runChild(args []string) int {
 		return childGen(*size)
 	case "tick":
 		return childTick(*every, *total)
+	case "serve":
+		return childServe(*total)
 	case "egress":
 		return childEgress()
 	}
@@ -99,4 +102,17 @@ func childTick(every, total time.Duration) int {
 			return 0
 		}
 	}
+}
+
+// childServe listens on a loopback port, says which, and stays idle: a
+// dev server between requests.
+func childServe(total time.Duration) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 1
+	}
+	defer l.Close()
+	fmt.Println("listening on", l.Addr())
+	time.Sleep(total)
+	return 0
 }

@@ -47,6 +47,7 @@ var sections = []section{
 	{"bigoutput", benchBigOutput},
 	{"throughput", benchThroughput},
 	{"concurrency", benchConcurrency},
+	{"listing", benchListing},
 	{"cleaner", benchCleaner},
 	{"diagnostics", benchDiag},
 	{"mask", benchMask},

@@ -125,8 +125,14 @@ func TestLastLine(t *testing.T) {
 			t.Errorf("LastLine after %q = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+	// An editor's cursor in blank space: its status line.
+	c := New(Options{Cols: 40, Rows: 5})
+	write(c, "\x1b[?1049h\x1b[H\x1b[2J\x1b[5;1H\"notes\" 3L, 12B\x1b[1;1H")
+	if got := c.LastLine(); got != `"notes" 3L, 12B` {
+		t.Errorf("LastLine in an editor = %q, want its status line", got)
+	}
 	// The previous line survives its row being committed.
-	c := New(Options{Rows: 1})
+	c = New(Options{Rows: 1})
 	write(c, "a\nb\n")
 	if got := c.LastLine(); got != "b" {
 		t.Errorf("LastLine with one live row = %q, want b", got)

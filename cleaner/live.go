@@ -13,6 +13,11 @@ func (c *Cleaner) Take(final bool) Chunk {
 	} else {
 		openEnd = c.sendLive()
 	}
+	return c.takeWindow(openEnd)
+}
+
+// takeWindow returns the window's text and starts a new window.
+func (c *Cleaner) takeWindow(openEnd bool) Chunk {
 	text := c.win.render(c.sink.path, openEnd)
 	ch := Chunk{
 		Text:         text,
@@ -133,20 +138,26 @@ func (c *Cleaner) Pending() bool {
 
 // LastLine returns the cursor's line, trailing spaces trimmed, or the line
 // above when the cursor's line is empty: the prompt a program waits at. On
-// the alternate screen it reads that screen.
+// the alternate screen it reads that screen, and where the cursor stands
+// in blank space there (an editor's empty first line), it returns the
+// lowest line with text: the program's status line.
 func (c *Cleaner) LastLine() string {
 	s := c.term.scr
 	i := s.lineStart(s.cur)
 	if t := c.cappedLine(s, i); t != "" {
 		return t
 	}
+	t := ""
 	switch {
 	case i > 0:
-		return c.cappedLine(s, s.lineStart(i-1))
+		t = c.cappedLine(s, s.lineStart(i-1))
 	case s == &c.term.main:
 		return c.lastText
 	}
-	return ""
+	for k := len(s.rows) - 1; t == "" && k >= 0 && s == &c.term.alt; k-- {
+		t = c.cappedLine(s, s.lineStart(k))
+	}
+	return t
 }
 
 func (c *Cleaner) cappedLine(s *screen, i int) string {

@@ -14,6 +14,10 @@ type screen struct {
 	reach    int  // the lowest row the cursor reached: text ends there
 	wrapNext bool // the last column was written: the next character wraps
 	saved    savedCursor
+	// cleared: the whole screen was erased and nothing has scrolled off
+	// it since; page: the cursor was then placed on a row by address, so
+	// the screen holds a page drawn in place rather than lines of text.
+	cleared, page bool
 
 	cols   int // width: every row holds at most cols cells
 	height int // rows on the screen
@@ -47,6 +51,7 @@ func (s *screen) init(cols, height int, m *modes, commit func(*row)) {
 	}
 	s.rows = append(s.rows[:0], s.newRow())
 	s.cur, s.col, s.reach, s.wrapNext, s.saved = 0, 0, 0, false, savedCursor{}
+	s.cleared, s.page = false, false
 }
 
 func (s *screen) newRow() *row {
@@ -197,6 +202,7 @@ func (s *screen) scrollUp(n int) {
 		}
 		if top == 0 {
 			s.reach = max(s.reach-1, s.cur)
+			s.cleared, s.page = false, false // lines of text again
 		}
 		copy(s.rows[top:bot], s.rows[top+1:bot+1])
 		s.rows[bot] = s.newRow()
@@ -254,6 +260,15 @@ func (s *screen) moveTo(row, col int) {
 	}
 	s.toRow(row)
 	s.toCol(col)
+}
+
+// address places the cursor by row and column (CUP, VPA): on a cleared
+// screen, anywhere below the top row, that draws a page.
+func (s *screen) address(row, col int) {
+	s.moveTo(row, col)
+	if s.cleared && s.cur > 0 {
+		s.page = true
+	}
 }
 
 func (s *screen) toCol(n int) { s.col, s.wrapNext = min(max(n, 0), s.cols-1), false }
@@ -363,11 +378,13 @@ func (s *screen) eraseDisplay(mode int) {
 	case 0:
 		s.eraseLine(0)
 		from, s.reach = s.cur+1, s.cur // nothing is left below the cursor
+		s.cleared, s.page = s.cur == 0 && s.col == 0, false
 	case 1:
 		s.eraseLine(1)
 		to = s.cur
 	case 2:
 		s.reach = s.cur
+		s.cleared, s.page = true, false
 	default:
 		return
 	}

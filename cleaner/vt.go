@@ -281,9 +281,9 @@ func (c *Cleaner) csiMove(final byte, params ansi.Params) bool {
 	case 'G', '`':
 		s.toCol(n - 1)
 	case 'd':
-		s.moveTo(n-1, s.col)
+		s.address(n-1, s.col)
 	case 'H', 'f':
-		s.moveTo(n-1, count(params, 1)-1)
+		s.address(n-1, count(params, 1)-1)
 	case 'I':
 		for range min(n, s.cols) {
 			s.tab()

@@ -296,8 +296,9 @@ type result struct {
 		Text   string `json:"text"`
 		Secret bool   `json:"secret"`
 	} `json:"prompt"`
-	Ready *bool `json:"ready"`
-	Ports []int `json:"ports"`
+	Ready  *bool `json:"ready"`
+	Ports  []int `json:"ports"`
+	Screen bool  `json:"screen"`
 }
 
 // run calls a method that answers in a result shape, failing on an error.

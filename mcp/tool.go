@@ -103,7 +103,7 @@ func outputSchema() *jsonschema.Schema {
 		"sessionId": typ("string"), "pid": typ("integer"),
 		"state":  {Type: "string", Enum: []any{"running", "waiting", "background", "exited"}},
 		"prompt": {Type: "object", Properties: map[string]*jsonschema.Schema{"text": typ("string"), "secret": typ("boolean")}},
-		"ready":  typ("boolean"), "ports": array("integer"), "sessions": array("object"),
+		"ready":  typ("boolean"), "ports": array("integer"), "sessions": array("object"), "screen": typ("boolean"),
 		"cols": typ("integer"), "rows": typ("integer"), "lines": array("string"),
 		"cursor": typ("object"), "altScreen": typ("boolean"),
 		"notices": {Type: "array", Items: typ("string"),

@@ -21,37 +21,24 @@ var (
 // sleeping process is in (/proc/PID/syscall) and the terminal's modes. A
 // command that is merely slow and silent is never reported waiting.
 func (p *Process) InputState() InputState {
-	m := p.sys.master
-	if m == nil {
+	v, ok := p.terminalView()
+	if !ok {
 		return InputState{}
 	}
-	var fg int
-	var tio *unix.Termios
-	var ptn uint32
-	var err error
-	// Control, unlike Fd, holds the file open and keeps it non-blocking.
-	rc, cerr := m.SyscallConn()
-	if cerr != nil {
-		return InputState{}
+	canonical := v.tio.Lflag&unix.ICANON != 0
+	echo := v.tio.Lflag&unix.ECHO != 0
+	st := InputState{Known: true, Raw: !canonical}
+	switch {
+	case v.fg <= 0:
+		// No foreground group: the session's leader has ended, and
+		// nothing reads the terminal as the person's program.
+		return st
+	case v.unread > 0:
+		st.Unread = true
+		return st
 	}
-	cerr = rc.Control(func(fd uintptr) {
-		if fg, err = unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err != nil {
-			return
-		}
-		if tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS); err != nil {
-			return
-		}
-		ptn, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)
-	})
-	if cerr != nil || err != nil || fg <= 0 {
-		return InputState{}
-	}
-	canonical := tio.Lflag&unix.ICANON != 0
-	echo := tio.Lflag&unix.ECHO != 0
-	slave := "/dev/pts/" + strconv.FormatUint(uint64(ptn), 10)
-	st := InputState{Known: true}
-	for _, pid := range groupMembers(fg) {
-		switch blockedOn(pid, slave) {
+	for _, pid := range groupMembers(v.fg) {
+		switch blockedOn(pid, v.term) {
 		case blockedRead:
 			st.Waiting = true
 		case blockedPoll:
@@ -62,8 +49,49 @@ func (p *Process) InputState() InputState {
 		}
 	}
 	st.Secret = st.Waiting && canonical && !echo
-	st.Raw = !canonical
 	return st
+}
+
+// terminalView is what the terminal's master side tells.
+type terminalView struct {
+	fg     int // the foreground process group; 0 when there is none
+	tio    *unix.Termios
+	term   terminal
+	unread int // bytes of output not read by the helper yet
+}
+
+// terminalView reads the terminal's foreground process group, modes and
+// unread output from its master side, and which terminal it is.
+func (p *Process) terminalView() (terminalView, bool) {
+	m := p.sys.master
+	if m == nil {
+		return terminalView{}, false
+	}
+	var v terminalView
+	var ptn uint32
+	var err error
+	// Control, unlike Fd, holds the file open and keeps it non-blocking.
+	rc, cerr := m.SyscallConn()
+	if cerr != nil {
+		return terminalView{}, false
+	}
+	cerr = rc.Control(func(fd uintptr) {
+		if v.fg, err = unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err != nil {
+			return
+		}
+		if v.tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS); err != nil {
+			return
+		}
+		if v.unread, err = unix.IoctlGetInt(int(fd), unix.TIOCINQ); err != nil {
+			return
+		}
+		ptn, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)
+	})
+	if cerr != nil || err != nil {
+		return terminalView{}, false
+	}
+	v.term, err = ptsTerminal(ptn)
+	return v, err == nil
 }
 
 type blockKind int
@@ -76,7 +104,7 @@ const (
 
 // blockedOn reads /proc/PID/syscall: "nr arg0 arg1 ..." for a sleeping
 // process, "running" for a running one.
-func blockedOn(pid int, slave string) blockKind {
+func blockedOn(pid int, term terminal) blockKind {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/syscall")
 	if err != nil {
 		return blockedByWchan(pid)
@@ -91,12 +119,12 @@ func blockedOn(pid int, slave string) blockKind {
 	}
 	if contains(readCalls[runtime.GOARCH], nr) {
 		fdArg, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 32)
-		if err == nil && fdIs(pid, int(fdArg), slave) {
+		if err == nil && term.isFd(pid, int(fdArg)) {
 			return blockedRead
 		}
 		return notBlocked
 	}
-	if contains(pollCalls[runtime.GOARCH], nr) && hasFd(pid, slave) {
+	if contains(pollCalls[runtime.GOARCH], nr) && term.onStdio(pid) {
 		return blockedPoll
 	}
 	return notBlocked
@@ -118,13 +146,55 @@ func blockedByWchan(pid int) blockKind {
 	return notBlocked
 }
 
-func fdIs(pid, fd int, target string) bool {
-	l, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fd))
-	return err == nil && l == target
+// terminal is the command's terminal, known by its device number: the
+// same device whatever path a process opened it by, and whatever mount
+// namespace the process sees it in.
+type terminal struct{ dev uint64 }
+
+// devTTY is /dev/tty's device number (5, 0), which stands for whichever
+// terminal controls the process that opens it. getpass, ssh, sudo, gpg,
+// psql and git's credential prompts read passwords from it, so that they
+// reach the person even when their standard input is redirected.
+var devTTY = unix.Mkdev(5, 0)
+
+// ptsTerminal identifies the terminal /dev/pts/N.
+func ptsTerminal(n uint32) (terminal, error) {
+	var st unix.Stat_t
+	if err := unix.Stat("/dev/pts/"+strconv.FormatUint(uint64(n), 10), &st); err != nil {
+		return terminal{}, err
+	}
+	return terminal{dev: uint64(st.Rdev)}, nil
 }
 
-func hasFd(pid int, target string) bool {
-	return fdIs(pid, 0, target) || fdIs(pid, 1, target) || fdIs(pid, 2, target)
+// isFd reports whether a process's file descriptor is the terminal: its
+// device itself, or /dev/tty in a process the terminal controls.
+func (t terminal) isFd(pid, fd int) bool {
+	var st unix.Stat_t
+	// Stat follows the /proc link to the open file itself.
+	if unix.Stat("/proc/"+strconv.Itoa(pid)+"/fd/"+strconv.Itoa(fd), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return false
+	}
+	switch uint64(st.Rdev) {
+	case t.dev:
+		return true
+	case devTTY:
+		ps, ok := readStat(pid)
+		return ok && ps.tty == encodeDev(t.dev)
+	}
+	return false
+}
+
+// onStdio reports whether the terminal is one of a process's standard
+// file descriptors.
+func (t terminal) onStdio(pid int) bool {
+	return t.isFd(pid, 0) || t.isFd(pid, 1) || t.isFd(pid, 2)
+}
+
+// encodeDev writes a device number as /proc/PID/stat's tty_nr does (the
+// kernel's new_encode_dev).
+func encodeDev(dev uint64) uint32 {
+	major, minor := uint32(unix.Major(dev)), unix.Minor(dev)
+	return minor&0xff | major<<8 | (minor&^0xff)<<12
 }
 
 func contains(list []int, v int) bool {

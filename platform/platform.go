@@ -51,6 +51,9 @@ type InputState struct {
 	Waiting bool // the foreground process is blocked reading the terminal
 	Secret  bool // the terminal is in line mode with echo off (a password read)
 	Raw     bool // the terminal is in raw mode (a line editor, or keys read one by one)
+	// Unread: the command has written output the helper has not read
+	// yet, so a prompt or page it ends with is not seen; look again.
+	Unread bool
 }
 
 // Signal is a signal the host may name: the numbers are the same on every

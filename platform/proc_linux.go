@@ -139,6 +139,7 @@ func descendants(fn func(procStat)) {
 // procStat is what termhelper needs of /proc/PID/stat.
 type procStat struct {
 	pid, ppid, pgrp, session int
+	tty                      uint32 // the controlling terminal's device, as the kernel encodes it
 	state                    byte
 	start                    uint64 // clock ticks after boot
 }
@@ -166,6 +167,9 @@ func parseStat(pid int, b []byte) (procStat, bool) {
 	st.ppid, _ = strconv.Atoi(string(f[1]))
 	st.pgrp, _ = strconv.Atoi(string(f[2]))
 	st.session, _ = strconv.Atoi(string(f[3]))
+	if tty, err := strconv.ParseInt(string(f[4]), 10, 64); err == nil {
+		st.tty = uint32(tty)
+	}
 	st.start, _ = strconv.ParseUint(string(f[19]), 10, 64)
 	return st, true
 }

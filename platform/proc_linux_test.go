@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // startOn starts script on a terminal and drains its output; the process
@@ -95,5 +97,82 @@ func TestParseStatWithHostileName(t *testing.T) {
 	st, ok := parseStat(42, []byte(line))
 	if !ok || st.ppid != 1 || st.pgrp != 42 || st.session != 42 || st.state != 'S' || st.start != 777 {
 		t.Fatalf("parseStat = %+v, %v", st, ok)
+	}
+}
+
+// A password read from /dev/tty, as getpass, ssh and psql do, is a read of
+// the same terminal though the path differs.
+func TestInputStateSeesASecretReadOfDevTTY(t *testing.T) {
+	p := startOn(t, `exec 3</dev/tty; read -s -u 3 -p "DB password: " x`)
+	eventually(t, p, "a password read of /dev/tty", func(s InputState) bool { return s.Waiting && s.Secret })
+}
+
+func TestEncodeDevIsTheKernelsTTYNumber(t *testing.T) {
+	for _, c := range []struct {
+		major, minor uint32
+		want         uint32
+	}{{136, 3, 136<<8 | 3}, {136, 300, 136<<8 | 300&0xff | (300&^0xff)<<12}, {4, 1, 4<<8 | 1}} {
+		if got := encodeDev(unix.Mkdev(c.major, c.minor)); got != c.want {
+			t.Errorf("encodeDev(%d, %d) = %#x, want %#x", c.major, c.minor, got, c.want)
+		}
+	}
+}
+
+// A prompt the helper has not read yet is not waiting: the answer would
+// come before the prompt is seen.
+func TestInputStateWaitsForTheOutputToBeRead(t *testing.T) {
+	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", `printf 'name: '; read x`), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Kill(SIGKILL, 0)
+		p.Wait()
+		p.Close()
+	})
+	v, ok := p.terminalView()
+	if !ok {
+		t.Fatal("no view of the terminal")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for blockedOn(p.Pid, v.term) != blockedRead {
+		if time.Now().After(deadline) {
+			t.Fatal("the read never blocked")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := p.InputState(); st.Waiting {
+		t.Fatalf("waiting with the prompt still unread: %+v", st)
+	}
+	buf := make([]byte, 64)
+	p.Output.(*os.File).SetReadDeadline(time.Now().Add(20 * time.Second)) // a watchdog
+	if n, err := p.Output.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "name:") {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	eventually(t, p, "waiting once the prompt is read", func(s InputState) bool { return s.Waiting })
+}
+
+// Unread output does not hide the terminal's mode: a key listener that
+// has just logged a line is still reading keys in raw mode.
+func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
+	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", `stty raw -echo; printf 'GET / (200)\r\n'; sleep 30`), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Kill(SIGKILL, 0)
+		p.Wait()
+		p.Close()
+	})
+	// Nothing reads the output: once it is there, stty has run before it.
+	deadline := time.Now().Add(20 * time.Second)
+	for v, _ := p.terminalView(); v.unread == 0; v, _ = p.terminalView() {
+		if time.Now().After(deadline) {
+			t.Fatal("no output within the watchdog")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := p.InputState(); !st.Known || !st.Raw || st.Waiting || !st.Unread {
+		t.Fatalf("with output unread: %+v", st)
 	}
 }

@@ -33,6 +33,9 @@ type Alive struct {
 	Prompt         *Prompt `json:"prompt,omitempty"`
 	Ready          *bool   `json:"ready,omitempty"`
 	Ports          []int   `json:"ports,omitempty"`
+	// Screen: output is the screen as a person sees it, row by row (a
+	// full-screen program, or a page drawn by cursor address).
+	Screen bool `json:"screen,omitempty"`
 }
 
 // Prompt is what a waiting command shows; Secret marks a password read.
@@ -49,7 +52,7 @@ func Answer(r session.Result) any {
 	}
 	return Alive{SessionID: r.ID, Pid: r.Pid, State: string(r.State), Output: r.Output, Stderr: r.Stderr,
 		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Prompt: PromptOf(r.Prompt),
-		Ready: r.Ready, Ports: r.Ports}
+		Ready: r.Ready, Ports: r.Ports, Screen: r.Screen}
 }
 
 func finished(r session.Result) Finished {

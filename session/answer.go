@@ -20,6 +20,8 @@ type AnswerOpts struct {
 	// UntilReady answers as soon as the command is ready (its ready line
 	// or port); a Yield that passes first answers with Ready false.
 	UntilReady bool
+
+	cancelled bool // Done was closed
 }
 
 // Answer waits until an answer is due and returns it: finished once the
@@ -33,10 +35,14 @@ func (s *Session) Answer(o AnswerOpts) Result {
 	}
 	for {
 		r, due, wake := s.answerIfDue(o)
-		if due {
+		switch {
+		case due:
 			return s.withPorts(r)
+		case wake.checkPort:
+			s.checkPort()
+		default:
+			s.wait(wake, deadline, &o)
 		}
-		s.wait(wake, deadline, &o)
 	}
 }
 
@@ -55,7 +61,7 @@ func (s *Session) wait(w wakeups, deadline <-chan time.Time, o *AnswerOpts) {
 	case <-deadline:
 		o.Now = true
 	case <-o.Done:
-		o.Now, o.Done = true, nil
+		o.Now, o.Done, o.cancelled = true, nil, true
 	}
 }
 
@@ -63,7 +69,7 @@ func (s *Session) wait(w wakeups, deadline <-chan time.Time, o *AnswerOpts) {
 // the process table is read only when such an answer is given.
 func (s *Session) withPorts(r Result) Result {
 	if r.Exit == nil && (s.spec.Background || s.wantsReady()) {
-		r.Ports = s.proc.ListeningPorts()
+		r.Ports = listeningPorts(s.proc)
 	}
 	return r
 }
@@ -73,6 +79,9 @@ type wakeups struct {
 	changed <-chan struct{}
 	output  <-chan struct{} // nil unless the answer wants output
 	after   time.Duration   // a look again after this long; 0: none
+	// checkPort: the ready port is due for a look, which the answer
+	// takes outside the lock before it looks again.
+	checkPort bool
 }
 
 // answerIfDue returns the answer if o makes one due now, else what to wait
@@ -91,6 +100,11 @@ func (s *Session) answerIfDue(o AnswerOpts) (Result, bool, wakeups) {
 	}
 	defer s.mu.Unlock()
 	w := wakeups{changed: s.changed}
+	if s.timedOut && !o.cancelled {
+		// Killed at its timeout: the answer is the end, which the kill
+		// brings within the grace.
+		return Result{}, false, w
+	}
 	if o.Now || s.aliveDueLocked(o, &w) {
 		return s.aliveAnswerLocked(), true, wakeups{}
 	}
@@ -110,9 +124,9 @@ func (s *Session) aliveDueLocked(o AnswerOpts, w *wakeups) bool {
 	case !o.UntilExit && s.state == Waiting, o.OnOutput && s.pendingLocked():
 		return true
 	case o.UntilReady:
-		s.checkPortLocked()
-		if s.spec.ReadyPort > 0 {
+		if s.spec.ReadyPort > 0 && !s.ready {
 			w.after = portPoll
+			w.checkPort = time.Since(s.portChecked) >= portPoll
 		}
 		return s.ready
 	case o.Stable > 0:
@@ -123,8 +137,16 @@ func (s *Session) aliveDueLocked(o AnswerOpts, w *wakeups) bool {
 	return false
 }
 
+// pendingLocked reports whether there is news since the last answer: on a
+// page, any change to it.
 func (s *Session) pendingLocked() bool {
-	return s.out.clean.Pending() || (s.errOut != nil && s.errOut.clean.Pending())
+	if s.errOut != nil && s.errOut.clean.Pending() {
+		return true
+	}
+	if s.showsPageLocked() {
+		return s.out.clean.Generation() != s.answeredGen
+	}
+	return s.out.clean.Pending()
 }
 
 // aliveAnswerLocked builds an alive answer; the session is handed to the
@@ -132,6 +154,9 @@ func (s *Session) pendingLocked() bool {
 func (s *Session) aliveAnswerLocked() Result {
 	r := Result{ID: s.id, Pid: s.proc.Pid, State: s.visibleState()}
 	s.takeLocked(&r, false)
+	if s.spec.PTY {
+		s.answeredGen = s.out.clean.Generation()
+	}
 	if s.wantsReady() {
 		ready := s.ready
 		r.Ready = &ready
@@ -154,7 +179,7 @@ func (s *Session) finalAnswerLocked() Result {
 }
 
 func (s *Session) takeLocked(r *Result, final bool) {
-	c := s.out.take(final)
+	c := s.takeOutputLocked(r, final)
 	r.Output = s.scrub(c.Text)
 	r.Truncated = c.Truncated
 	r.FullOutputPath = s.out.path

@@ -53,6 +53,7 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	next     int
+	starting int // slots reserved by starts under way
 	closed   bool
 	wg       sync.WaitGroup
 	// lingering holds the timers that forget finished sessions; Close
@@ -78,52 +79,100 @@ func NewManager(cfg Config, n Notifier) *Manager {
 // StreamOutput turns session/output notifications on or off.
 func (m *Manager) StreamOutput(on bool) { m.streamOutput.Store(on) }
 
-// Start starts a command and returns its session.
+// Start starts a command and returns its session. The fork and exec
+// happen outside the manager's lock, in a slot reserved under it, so the
+// session limit holds under concurrent starts while other calls go on.
 func (m *Manager) Start(spec Spec) (*Session, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return nil, ErrClosed
+	id, err := m.reserve()
+	if err != nil {
+		return nil, err
 	}
-	if m.liveLocked() >= m.cfg.MaxSessions {
-		return nil, fmt.Errorf("%w (limit %d)", ErrTooMany, m.cfg.MaxSessions)
-	}
-	m.next++
-	id := strconv.Itoa(m.next)
 	s := &Session{id: id, spec: spec, m: m, tag: m.tagBase + "-" + id,
 		changed: make(chan struct{}), done: make(chan struct{}), state: Running}
 	if spec.Background {
 		s.state = Background
 	}
-	proc, err := platform.Start(platform.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env,
+	proc, err := startProcess(platform.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env,
 		PTY: spec.PTY, Cols: spec.Cols, Rows: spec.Rows, SeparateStderr: spec.SeparateStderr,
 		Stdin: spec.Stdin, Tag: s.tag})
 	if err != nil {
+		m.release(nil)
 		return nil, fmt.Errorf("%w: %v", ErrStart, err)
 	}
 	s.proc = proc
-	s.started = time.Now()
-	s.lastOutput, s.screenChanged = s.started, s.started
-	prefix := "s" + id + "-" + strconv.FormatInt(s.started.UnixNano(), 36)
-	opts := m.cfg.Cleaner
-	if spec.PTY {
-		// Programs that place the cursor by row count on the real height.
-		opts.Cols, opts.Rows = spec.Cols, spec.Rows
+	s.setUp()
+	if !m.admit(s) {
+		m.release(proc)
+		return nil, ErrClosed
 	}
-	s.addSecrets(spec.Mask)
-	if spec.ReadyPattern != nil {
-		opts.OnCommit = s.committedLine
-	}
-	s.out = newStream("output", prefix+"-output", opts, s.secrets)
-	if proc.Stderr != nil {
-		opts.Cols = 0 // stderr kept apart is a pipe, even beside a terminal
-		s.errOut = newStream("stderr", prefix+"-stderr", opts, s.secrets)
-	}
-	m.sessions[id] = s
-	m.wg.Add(1)
 	s.run()
 	m.markDirty()
 	return s, nil
+}
+
+// reserve takes a slot for a session about to start, and its id. The
+// slot counts as a live session, and as one Close waits for.
+func (m *Manager) reserve() (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", ErrClosed
+	}
+	if m.liveLocked()+m.starting >= m.cfg.MaxSessions {
+		return "", fmt.Errorf("%w (limit %d)", ErrTooMany, m.cfg.MaxSessions)
+	}
+	m.starting++
+	m.wg.Add(1)
+	m.next++
+	return strconv.Itoa(m.next), nil
+}
+
+// admit turns a reserved slot into the started session, unless the
+// manager closed meanwhile.
+func (m *Manager) admit(s *Session) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	m.starting--
+	m.sessions[s.id] = s
+	return true
+}
+
+// release gives a reserved slot back; a process started in it when the
+// manager had closed meanwhile is ended first.
+func (m *Manager) release(proc *platform.Process) {
+	if proc != nil {
+		proc.Kill(platform.SIGKILL, 0)
+		proc.Wait()
+		proc.Close()
+	}
+	m.mu.Lock()
+	m.starting--
+	m.mu.Unlock()
+	m.wg.Done()
+}
+
+// setUp prepares a started session's streams.
+func (s *Session) setUp() {
+	s.started = time.Now()
+	s.lastOutput, s.screenChanged = s.started, s.started
+	prefix := "s" + s.id + "-" + strconv.FormatInt(s.started.UnixNano(), 36)
+	opts := s.m.cfg.Cleaner
+	if s.spec.PTY {
+		// Programs that place the cursor by row count on the real height.
+		opts.Cols, opts.Rows = s.spec.Cols, s.spec.Rows
+	}
+	s.addSecrets(s.spec.Mask)
+	if s.spec.ReadyPattern != nil {
+		opts.OnCommit = s.committedLine
+	}
+	s.out = newStream("output", prefix+"-output", opts, s.secrets)
+	if s.proc.Stderr != nil {
+		opts.Cols = 0 // stderr kept apart is a pipe, even beside a terminal
+		s.errOut = newStream("stderr", prefix+"-stderr", opts, s.secrets)
+	}
 }
 
 func (m *Manager) liveLocked() int {

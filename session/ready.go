@@ -9,6 +9,14 @@ import (
 // portPoll paces the check of a ready port while an answer waits for it.
 const portPoll = 100 * time.Millisecond
 
+// The slow calls the session makes outside its locks; tests hold them to
+// show that nothing else waits meanwhile.
+var (
+	listeningPorts = (*platform.Process).ListeningPorts
+	portAccepts    = platform.PortAccepts
+	startProcess   = platform.Start
+)
+
 // wantsReady reports whether the command says when it is ready.
 func (s *Session) wantsReady() bool {
 	return s.spec.ReadyPattern != nil || s.spec.ReadyPort > 0
@@ -43,14 +51,23 @@ func (s *Session) markReadyLocked() {
 	s.broadcast()
 }
 
-// checkPortLocked looks at the ready port, at most once per portPoll; it
-// is called only by an answer waiting for readiness.
-func (s *Session) checkPortLocked() {
-	if s.ready || s.spec.ReadyPort <= 0 || time.Since(s.portChecked) < portPoll {
+// checkPort looks at the ready port, at most once per portPoll, for an
+// answer waiting for readiness. The dial takes up to its limit, so it is
+// made outside the session's lock, and what it found is applied only if
+// it is still news: the session has not ended meanwhile (the port may be
+// another program's by then) nor been found ready by another look.
+func (s *Session) checkPort() {
+	s.mu.Lock()
+	if s.ready || s.state == Exited || time.Since(s.portChecked) < portPoll {
+		s.mu.Unlock()
 		return
 	}
 	s.portChecked = time.Now()
-	if platform.PortAccepts(s.spec.ReadyPort, 50*time.Millisecond) {
+	s.mu.Unlock()
+	accepts := portAccepts(s.spec.ReadyPort, 50*time.Millisecond)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if accepts && !s.ready && s.state != Exited {
 		s.markReadyLocked()
 	}
 }

@@ -39,3 +39,26 @@ func (s *Session) settledLocked(d time.Duration) (bool, time.Duration) {
 	quiet := time.Since(s.screenChanged)
 	return quiet >= d, d - quiet
 }
+
+// showsPageLocked reports whether the terminal shows a page (a
+// full-screen program, or a page drawn by cursor address) rather than
+// lines of text.
+func (s *Session) showsPageLocked() bool {
+	return s.spec.PTY && s.out.clean.ShowsPage()
+}
+
+// takeOutputLocked takes the terminal's news for an answer. An alive
+// answer about a command that shows a page carries the page as a person
+// sees it, and says so: a model that never asks for session/screen still
+// sees what less, vim or top show.
+func (s *Session) takeOutputLocked(r *Result, final bool) cleaner.Chunk {
+	if final || !s.showsPageLocked() {
+		return s.out.take(final)
+	}
+	r.Screen = true
+	c := s.out.clean.TakePage()
+	if c.FullOutputPath != "" {
+		s.out.path = c.FullOutputPath
+	}
+	return c
+}

@@ -54,12 +54,22 @@ type Session struct {
 	ended      time.Time
 	timedOut   bool
 	killedBy   string
+	secrets    []string
+	// ending: the command's own process has ended or is being killed. A
+	// terminal read then as unknown, its quiet and its last line are no
+	// sign of a prompt: nothing can be waiting any more.
+	ending     bool
 	handed     bool // an alive answer named this session to the host
 	lastWrite  time.Time
 	lastOutput time.Time
-	secrets    []string
+	// rawSince is when the command was first seen reading keys in raw
+	// mode, with all it had printed read, since the terminal was last in
+	// line mode or got input: a program that reads keys stays in raw mode,
+	// though the kernel shows it blocked only between events.
+	rawSince time.Time
 
 	screenGen     uint64    // the cleaner's generation at the last look
+	answeredGen   uint64    // the cleaner's generation at the last alive answer
 	screenChanged time.Time // when the rendered screen last changed
 	ready         bool      // the ready pattern matched, or the port accepted
 	portChecked   time.Time // the last look at the ready port
@@ -67,6 +77,7 @@ type Session struct {
 	done        chan struct{}  // closed once exited and drained
 	monitorDone chan struct{}  // closed when the monitor has returned
 	readers     atomic.Int32   // output readers still reading
+	inflight    atomic.Int32   // chunks read from the command, not yet taken in
 	drained     chan struct{}  // closed by the last reader to finish
 	wg          sync.WaitGroup // every goroutine of the session
 }
@@ -123,6 +134,7 @@ func (s *Session) read(st *stream, r io.Reader) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
+			s.inflight.Add(1)
 			s.mu.Lock()
 			st.write(buf[:n], s.m.streamOutput.Load())
 			s.observeLocked(st)
@@ -132,6 +144,7 @@ func (s *Session) read(st *stream, r io.Reader) {
 				s.outputSeen = nil
 			}
 			s.mu.Unlock()
+			s.inflight.Add(-1)
 		}
 		if err != nil {
 			s.mu.Lock()
@@ -148,6 +161,7 @@ func (s *Session) reap() {
 	defer s.wg.Done()
 	exit, _ := s.proc.Wait()
 	end := time.Now()
+	s.endLiveState()
 	if !s.drain() {
 		// A descendant keeps the terminal open: end the tree so the
 		// terminal closes and the reads return what was buffered.
@@ -226,6 +240,7 @@ func (s *Session) monitor() {
 			s.mu.Lock()
 			s.timedOut = true
 			s.mu.Unlock()
+			s.endLiveState()
 			s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
 		case <-tick.C:
 			if s.inputCheckDue(n) {
@@ -264,6 +279,12 @@ func (s *Session) checkInput() {
 		return
 	}
 	in := s.proc.InputState()
+	if in.Unread || s.inflight.Load() > 0 {
+		// Output not read, or read but not taken in yet: the prompt or
+		// page it ends with is not on the screen an answer would show.
+		// Nothing changes until the next look.
+		return
+	}
 	if p := s.updateWaiting(in); p != nil {
 		s.m.notify.Waiting(s.id, *p)
 	}
@@ -274,16 +295,10 @@ func (s *Session) checkInput() {
 func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == Exited {
+	if s.state == Exited || s.ending {
 		return nil
 	}
-	// A background command reading keys in raw mode is a dev server
-	// listening for its shortcuts ("press h for help"), not a prompt: only
-	// a line-mode read of a server is a question for a person.
-	waiting := in.Waiting && !(s.spec.Background && in.Raw)
-	if !in.Known {
-		waiting = time.Since(s.lastOutput) >= s.m.cfg.QuietPrompt && LooksLikePrompt(s.out.clean.LastLine())
-	}
+	waiting := s.waitingLocked(in, time.Now())
 	if waiting && time.Since(s.lastWrite) < pollInterval {
 		// The read seen may be the one the input was just written to,
 		// before the command has woken to take it.
@@ -305,6 +320,48 @@ func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 		s.broadcast()
 	}
 	return nil
+}
+
+// endLiveState records that the command is ending (killed, timed out, or
+// its own process gone): a prompt it showed is no longer waiting.
+func (s *Session) endLiveState() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ending = true
+	if s.state == Waiting {
+		s.state = s.liveState()
+		s.prompt = nil
+		s.broadcast()
+	}
+}
+
+// waitingLocked decides whether the command waits for a person, from what
+// the platform saw at now; where the platform cannot tell, from a quiet
+// terminal showing a prompt-like line.
+func (s *Session) waitingLocked(in platform.InputState, now time.Time) bool {
+	if !in.Known {
+		return now.Sub(s.lastOutput) >= s.m.cfg.QuietPrompt && LooksLikePrompt(s.out.clean.LastLine())
+	}
+	switch {
+	case !in.Raw:
+		s.rawSince = time.Time{}
+	case in.Waiting && s.rawSince.IsZero():
+		s.rawSince = now
+	}
+	if !in.Waiting || !s.spec.Background || !in.Raw {
+		return in.Waiting
+	}
+	// A server reading keys in raw mode may be listening for shortcuts.
+	r := rawRead{line: s.out.clean.LastLine(), printed: s.lastOutput.After(s.rawSince),
+		quiet: now.Sub(later(s.rawSince, s.lastOutput))}
+	return r.question(s.m.cfg.QuietPrompt)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (s *Session) liveState() State {
@@ -401,6 +458,7 @@ func (s *Session) Write(input string, secret bool) error {
 		}
 	}
 	s.lastWrite = time.Now()
+	s.rawSince = time.Time{} // what it prints next answers the input
 	if s.state == Waiting {
 		// Answered: a prompt from now on is a new one.
 		s.state = s.liveState()
@@ -449,6 +507,7 @@ func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 	}
 	s.mu.Unlock()
 	if !ended {
+		s.endLiveState()
 		s.proc.Kill(sig, grace)
 	}
 	<-s.done
@@ -458,14 +517,16 @@ func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 // Command is the command line the session runs.
 func (s *Session) Command() string { return s.spec.Command }
 
-// Info describes the session for session/list.
+// Info describes the session for session/list. Its ports are listed
+// outside the session's lock: that reads the process table (lsof on
+// macOS), and the output reader must not wait for it.
 func (s *Session) Info() Info {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	in := Info{ID: s.id, Pid: s.proc.Pid, Command: s.spec.Command, Cwd: s.spec.Dir,
 		State: s.visibleState(), StartedAt: s.started, Exit: s.exit}
-	if s.state != Exited {
-		in.Ports = s.proc.ListeningPorts()
+	s.mu.Unlock()
+	if in.State != Exited {
+		in.Ports = listeningPorts(s.proc)
 	}
 	return in
 }

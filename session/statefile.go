@@ -107,18 +107,23 @@ func (m *Manager) saveState() {
 		m.mu.Unlock()
 		return
 	}
-	st := state{Pid: os.Getpid(), Tag: m.tagBase, Sessions: map[int]uint64{}, Cgroup: platform.CgroupDir()}
-	st.Start, _ = platform.StartTime(st.Pid)
+	var pids []int
 	for _, s := range m.sessions {
 		select {
 		case <-s.done:
 		default:
-			if start, ok := platform.StartTime(s.proc.Pid); ok {
-				st.Sessions[s.proc.Pid] = start
-			}
+			pids = append(pids, s.proc.Pid)
 		}
 	}
 	m.mu.Unlock()
+	// The start times come from /proc, read outside the lock.
+	st := state{Pid: os.Getpid(), Tag: m.tagBase, Sessions: map[int]uint64{}, Cgroup: platform.CgroupDir()}
+	st.Start, _ = platform.StartTime(st.Pid)
+	for _, pid := range pids {
+		if start, ok := platform.StartTime(pid); ok {
+			st.Sessions[pid] = start
+		}
+	}
 	data, _ := json.Marshal(st)
 	m.saveMu.Lock()
 	defer m.saveMu.Unlock()

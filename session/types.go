@@ -85,6 +85,10 @@ type Result struct {
 	Ready  *bool
 	Ports  []int
 	Prompt *Prompt
+	// Screen is set on an alive answer whose Output is the screen as a
+	// person sees it (a full-screen program, or a page drawn by cursor
+	// address) rather than the lines printed since the last answer.
+	Screen bool
 }
 
 // Info is one row of session/list.

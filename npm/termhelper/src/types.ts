@@ -84,6 +84,8 @@ export interface Alive {
   ports?: number[];
   /** With readyPattern or readyPort: whether it became ready. */
   ready?: boolean;
+  /** The terminal shows a page (a full-screen program): `output` is that page, row by row. */
+  screen?: boolean;
 }
 
 /** Either shape: `exitCode` means finished, `sessionId` alone means alive. */
