@@ -3,7 +3,7 @@ GO     ?= go
 BIN    ?= bin/termhelper
 ROOT   ?= .
 
-.PHONY: soak build run test test-go test-stress test-short cross vet lint bench bench-quick fuzz clean dist mcpb test-node npm-lib
+.PHONY: soak build run test test-go test-stress test-short test-wine cross vet lint bench bench-quick fuzz clean dist mcpb test-node npm-lib
 
 # The version has one source, the VERSION file; the linker stamps it and
 # the commit into package version (a build without the stamp still reports
@@ -54,6 +54,15 @@ test-stress:
 
 test-short:
 	$(GO) test -count=1 ./...
+
+# The Windows build under Wine, in a Debian trixie chroot cached in
+# /var/cache/termhelper (root; built on first use): every package's Windows
+# test binary, termhelper.exe's round trips, then the end-to-end tests that
+# drive termhelper.exe there (TestWine*, which make test also runs once the
+# chroot exists).
+test-wine:
+	bash .ci/wine
+	$(GO) test -count=1 -run '^TestWine' ./e2e/
 
 vet:
 	$(GO) vet ./...

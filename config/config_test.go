@@ -146,8 +146,10 @@ func TestSearchOrder(t *testing.T) {
 }
 
 func TestUserDir(t *testing.T) {
-	t.Setenv("TERMHELPER_CONFIG_DIR", "/tmp/th-config")
-	if d, err := UserDir(); err != nil || d != "/tmp/th-config" {
+	// An absolute path on every system: "/tmp/x" has no drive on Windows.
+	dir := filepath.Join(t.TempDir(), "th-config")
+	t.Setenv("TERMHELPER_CONFIG_DIR", dir)
+	if d, err := UserDir(); err != nil || d != dir {
 		t.Fatalf("%q %v", d, err)
 	}
 	t.Setenv("TERMHELPER_CONFIG_DIR", "")

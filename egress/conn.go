@@ -141,7 +141,28 @@ func (c *conn) reply(req *http.Request, code int, msg string) bool {
 	if resp.Write(bw) != nil || bw.Flush() != nil {
 		return false
 	}
+	if !keep {
+		c.hangUp()
+	}
 	return keep
+}
+
+// lingerDelay is how long a connection that ends after an answer goes on
+// reading what the client still sends (net/http waits as long).
+const lingerDelay = 500 * time.Millisecond
+
+// hangUp ends a connection after an answer: closing a socket with input
+// still unread sends a reset (Windows always, Linux too), which can reach
+// the client before it has read the answer, and then the answer is lost
+// (a head over the limit, a body not read). So the write half is closed
+// first, and what the client still sends is read away until it closes or
+// lingerDelay passes.
+func (c *conn) hangUp() {
+	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+	c.nc.SetReadDeadline(time.Now().Add(lingerDelay))
+	io.Copy(io.Discard, io.LimitReader(c.nc, maxDiscard))
 }
 
 // maxDiscard is how much of an unwanted request body is read so that the

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package engine_test
 
 import (
@@ -29,7 +31,9 @@ func (printEvents) Waiting(string, session.Prompt)       {}
 func (printEvents) Output(string, string, string)        {}
 
 // A Go host embeds the engine in-process: the same policy, sessions and
-// cleaned output as the JSON-RPC and MCP front ends, without a wire.
+// cleaned output as the JSON-RPC and MCP front ends, without a wire. (The
+// commands are sh's: the file is not built for Windows, whose shell is
+// PowerShell or cmd.)
 func Example() {
 	dir, _ := os.MkdirTemp("", "project")
 	defer os.RemoveAll(dir)

@@ -101,6 +101,7 @@ func toolCall(id, args string) string {
 // TestInputEndAnswersTheCallsInHand: a client that sends its calls and
 // closes its input still gets their answers, then the helper ends.
 func TestInputEndAnswersTheCallsInHand(t *testing.T) {
+	needShell(t)
 	c := serveOverPipes(t)
 	c.send(initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		toolCall("2", `{"command":"sleep 0.5; echo finished"}`))
@@ -141,6 +142,7 @@ func TestCancelledCallGetsNoAnswer(t *testing.T) {
 // TestGarbageIsAnsweredAndSkipped: the SDK's own transport would close at
 // the first bad line; termhelper's answers it and reads on.
 func TestGarbageIsAnsweredAndSkipped(t *testing.T) {
+	needShell(t)
 	c := serveOverPipes(t)
 	c.send("garbage first", initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		"more garbage", toolCall("2", `{"command":"echo ok"}`))

@@ -3,30 +3,15 @@
 package platform
 
 import (
-	"encoding/base64"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
-	"unicode/utf16"
 )
 
-// listenScript listens on a loopback port of the system's choosing, says
-// which, and stays.
-const listenScript = `$l = [Net.Sockets.TcpListener]::new([Net.IPAddress]::Loopback, 0); $l.Start(); ` +
-	`Write-Output ("listening on {0}." -f $l.LocalEndpoint.Port); Start-Sleep 300`
-
 var listeningOn = regexp.MustCompile(`listening on (\d+)\.`)
-
-// encoded is script as -EncodedCommand takes it, free of quoting rules.
-func encoded(script string) string {
-	var b []byte
-	for _, u := range utf16.Encode([]rune(script)) {
-		b = append(b, byte(u), byte(u>>8))
-	}
-	return base64.StdEncoding.EncodeToString(b)
-}
 
 func waitListening(t *testing.T, s *started) {
 	t.Helper()
@@ -43,12 +28,17 @@ func waitListening(t *testing.T, s *started) {
 	}
 }
 
+// The listener is this test binary (its "listen" mode), on a loopback
+// port of the system's choosing.
 func TestListeningPortsOfTheCommand(t *testing.T) {
-	waitListening(t, start(t, shellSpec("", listenScript, false)))
+	waitListening(t, start(t, helperSpec("listen", false)))
 }
 
 func TestListeningPortsOfAGrandchild(t *testing.T) {
-	waitListening(t, start(t, shellSpec("", "powershell.exe -NoProfile -EncodedCommand "+encoded(listenScript), false)))
+	exe, _ := os.Executable()
+	spec := shellSpec("cmd", `"`+exe+`" "-test.run=^TestHelperProcess$"`, false)
+	spec.Env = append(spec.Env, helperVar+"=listen")
+	waitListening(t, start(t, spec))
 }
 
 func TestListeningPortsIsEmptyForACommandThatDoesNotListen(t *testing.T) {

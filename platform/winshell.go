@@ -20,6 +20,18 @@ const powerShellPreamble = "[Console]::OutputEncoding=[Text.Encoding]::UTF8;$Out
 const powerShellEpilogue = "\n$__thOk=$?; if ($__thOk) { exit 0 }; " +
 	"if ((Test-Path variable:LASTEXITCODE) -and $LASTEXITCODE) { exit $LASTEXITCODE }; exit 1"
 
+// cmdPreamble switches the command's console to UTF-8 (code page 65001)
+// before the command runs, as the PowerShell preamble does. cmd, and the
+// console programs it starts, write to a pipe in the console's code page,
+// which cannot hold most of Unicode ("日本" leaves cmd as "??"), so no
+// decoding in the helper could restore the text; with 65001 it arrives as
+// UTF-8, as it already does from Go, node, Rust and git. The console is
+// the command's own (its pseudo console, or the hidden one that
+// CREATE_NO_WINDOW gives it), never the user's. chcp.com is named by its
+// full path: cmd looks for a bare name in the current folder, the
+// project's, before PATH.
+const cmdPreamble = `"%SystemRoot%\System32\chcp.com" 65001 >nul 2>&1 & `
+
 // Shell kinds, by the rules their command lines follow.
 const (
 	kindPowerShell = "powershell"
@@ -39,7 +51,7 @@ func WindowsShellArgv(shell, command string, lookPath func(string) (string, erro
 	case kindPowerShell:
 		return []string{exe, "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", powerShellScript(command)}
 	case kindCmd:
-		return []string{exe, "/d", "/s", "/c", cmdCommand(command)}
+		return []string{exe, "/d", "/s", "/c", cmdScript(command)}
 	}
 	return []string{exe, "-c", command}
 }
@@ -84,6 +96,17 @@ func windowsShellKind(exe string) string {
 // preamble, the command, and the exit-code epilogue, each on its own line.
 func powerShellScript(command string) string {
 	return powerShellPreamble + "\n" + command + powerShellEpilogue
+}
+
+// cmdScript is what cmd runs for command: the code page preamble, then the
+// command as one line. An empty command stays empty: a line ending in "&"
+// is a syntax error to cmd.
+func cmdScript(command string) string {
+	line := cmdCommand(command)
+	if strings.TrimSpace(line) == "" {
+		return line
+	}
+	return cmdPreamble + line
 }
 
 // cmdCommand turns a possibly multi-line command into the one line that

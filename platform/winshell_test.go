@@ -148,11 +148,11 @@ func TestCmdCommandLine(t *testing.T) {
 	for _, command := range tests {
 		argv := WindowsShellArgv("cmd", command, fakeLookPath(map[string]string{"cmd.exe": cmdExe}))
 		line := WindowsCommandLine(argv)
-		want := cmdExe + ` /d /s /c "` + command + `"`
+		want := cmdExe + ` /d /s /c "` + cmdPreamble + command + `"`
 		if line != want {
 			t.Errorf("command %q:\n got %s\nwant %s", command, line, want)
 		}
-		if got := cmdStrip(t, line); got != command {
+		if got := cmdStrip(t, line); got != cmdPreamble+command {
 			t.Errorf("cmd would run %q, not %q", got, command)
 		}
 	}
@@ -169,6 +169,17 @@ func TestCmdCommandLines(t *testing.T) {
 	for _, tt := range tests {
 		if got := cmdCommand(tt.in); got != tt.want {
 			t.Errorf("cmdCommand(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCmdScript(t *testing.T) {
+	if got := cmdScript("echo a\necho b"); got != cmdPreamble+"echo a & echo b" {
+		t.Errorf("cmdScript = %q", got)
+	}
+	for _, empty := range []string{"", " \r\n "} {
+		if got := cmdScript(empty); strings.Contains(got, "chcp") {
+			t.Errorf("cmdScript(%q) = %q, want no preamble", empty, got)
 		}
 	}
 }
@@ -200,7 +211,7 @@ func TestWindowsShellArgv(t *testing.T) {
 		{"pwsh", "PWSH", both, append([]string{pwsh}, psArgs...)},
 		{"nothing found", "", fakeLookPath(nil), append([]string{"powershell.exe"}, psArgs...)},
 		{"path to pwsh", `D:\tools\pwsh.exe`, both, append([]string{`D:\tools\pwsh.exe`}, psArgs...)},
-		{"path to cmd", `C:\Windows\System32\CMD.EXE`, both, []string{`C:\Windows\System32\CMD.EXE`, "/d", "/s", "/c", "echo hi"}},
+		{"path to cmd", `C:\Windows\System32\CMD.EXE`, both, []string{`C:\Windows\System32\CMD.EXE`, "/d", "/s", "/c", cmdPreamble + "echo hi"}},
 		{"path to bash", `C:\Program Files\Git\bin\bash.exe`, both, []string{`C:\Program Files\Git\bin\bash.exe`, "-c", "echo hi"}},
 	}
 	for _, tt := range tests {

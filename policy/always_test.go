@@ -59,7 +59,7 @@ func alwaysPolicy(t *testing.T, entries ...string) *Policy {
 		}
 	}
 	t.Setenv("HOME", testHome)
-	return New(config.Default(), testRoot, s)
+	return newPosix(config.Default(), testRoot, s)
 }
 
 func TestAlwaysIsNoWiderThanApproved(t *testing.T) {
@@ -125,7 +125,7 @@ func TestAlwaysNonPOSIX(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Shell = "pwsh"
-	p := New(cfg, testRoot, s)
+	p := newPosix(cfg, testRoot, s)
 	if v := p.Check("npm install lodash", true); v.Decision != Allow {
 		t.Errorf("npm install lodash: %+v", v)
 	}

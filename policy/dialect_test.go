@@ -28,7 +28,7 @@ func policyWithShell(t *testing.T, root, shell string) *Policy {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Shell = shell
-	return New(cfg, root, nil)
+	return newPosix(cfg, root, nil)
 }
 
 // TestReadAsBashRunByDash: the line is judged in every way the shell that

@@ -77,7 +77,7 @@ func TestRequestEnvPathRunsTheRepositorysLs(t *testing.T) {
 	writeScript(t, root+"/tools/ls", "touch "+marker)
 	path := root + "/tools:" + os.Getenv("PATH")
 	env := map[string]*string{"PATH": &path}
-	p := New(testConfig(), root, nil)
+	p := newPosix(testConfig(), root, nil)
 	if v := p.Judge("ls", root, Judging{Trusted: true}); v.Decision != Allow {
 		t.Fatalf("ls alone: %+v", v)
 	}
@@ -110,7 +110,7 @@ func TestRequestEnvGitConfigRunsACommand(t *testing.T) {
 	}
 	cfg := testConfig()
 	cfg.Policy.Allow = append(cfg.Policy.Allow, "git status")
-	p := New(cfg, root, nil)
+	p := newPosix(cfg, root, nil)
 	if v := p.Judge("git status", root, Judging{Trusted: true}); v.Decision != Allow {
 		t.Fatalf("git status alone: %+v", v)
 	}

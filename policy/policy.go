@@ -80,9 +80,19 @@ func New(cfg config.Config, root string, store *Store) *Policy {
 	return newFor(runtime.GOOS, cfg, root, store)
 }
 
+// homeFor is the folder "~" names for goos's shell: $HOME for a POSIX
+// shell, as sh expands it, and %USERPROFILE% for Windows' own.
+func homeFor(goos string) string {
+	if h := os.Getenv("HOME"); goos != "windows" && h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
 // newFor builds a policy for commands run on goos.
 func newFor(goos string, cfg config.Config, root string, store *Store) *Policy {
-	home, _ := os.UserHomeDir()
+	home := homeFor(goos)
 	p := &Policy{
 		cfg:   cfg,
 		root:  filepath.ToSlash(filepath.Clean(root)),

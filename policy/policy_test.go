@@ -125,7 +125,7 @@ func TestStoreNamesAllow(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", testHome)
-	p := New(config.Default(), testRoot, s)
+	p := newPosix(config.Default(), testRoot, s)
 	if v := p.Check("npm install", true); v.Decision != Ask {
 		t.Fatalf("before always: %+v", v)
 	}
@@ -186,7 +186,7 @@ func TestConcurrentChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", testHome)
-	p := New(config.Default(), testRoot, s)
+	p := newPosix(config.Default(), testRoot, s)
 	done := make(chan bool)
 	for g := 0; g < 4; g++ {
 		go func() {

@@ -29,7 +29,7 @@ func secretRoot(t *testing.T) string {
 func TestOptionsThatReadAFile(t *testing.T) {
 	needUnix(t)
 	root := secretRoot(t)
-	p := New(config.Default(), root, nil)
+	p := newPosix(config.Default(), root, nil)
 	lines := []string{
 		"date -f .env", "date --file=.env +%s", "find -files0-from .env", "find . -files0-from .env -name x",
 		"sort --files0-from=.env", "wc --files0-from=.env", "du --files0-from=.env", "xargs -a .env",
@@ -91,7 +91,7 @@ func TestRecursiveReadFollowsALinkOut(t *testing.T) {
 	if err := os.Symlink(home+"/.ssh", root+"/sshlink"); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	p := New(config.Default(), root, nil)
+	p := newPosix(config.Default(), root, nil)
 	if out := output(t, root, "grep -R KEY ."); !strings.Contains(out, "PRIVATE-KEY") {
 		t.Fatalf("grep -R did not follow the link: %q", out)
 	}
@@ -132,7 +132,7 @@ func TestRecursiveReadFollowsLinksInside(t *testing.T) {
 	if err := os.Symlink(other, root+"/b/out"); err != nil {
 		t.Fatal(err)
 	}
-	p := New(config.Default(), root, nil)
+	p := newPosix(config.Default(), root, nil)
 	v := p.Check("grep -R x a", true)
 	if v.Decision != Ask || !containsReason(v, "out of the project root") {
 		t.Errorf("grep -R x a reaches b/out through a/tob: %+v", v)

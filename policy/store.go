@@ -124,7 +124,11 @@ func stampOf(path string) (fileStamp, error) {
 // readStore reads the file; a missing file is an empty store.
 func readStore(path string) (storeFile, error) {
 	f := storeFile{Version: 1, Roots: map[string][]string{}}
-	data, err := os.ReadFile(path)
+	var data []byte
+	err := whileInUse(func() (err error) {
+		data, err = os.ReadFile(path)
+		return err
+	})
 	if errors.Is(err, os.ErrNotExist) {
 		return f, nil
 	}
@@ -163,8 +167,36 @@ func writeStore(path string, f storeFile) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("allow store: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := whileInUse(func() error { return os.Rename(tmp.Name(), path) }); err != nil {
 		return fmt.Errorf("allow store: %w", err)
 	}
 	return nil
+}
+
+// inUseWait bounds how long a file another process holds open is waited
+// for; readers hold it for milliseconds.
+const inUseWait = 10 * time.Second
+
+// testHookInUse, when set, is told of each attempt refused because the
+// file was in use.
+var testHookInUse func()
+
+// whileInUse runs op again while it fails because another process holds
+// the file open (Windows: another helper reading allow.json refuses a
+// rename over it, as may an indexer or a virus scanner), until op succeeds,
+// fails otherwise, or inUseWait passes. The writers are already one at a
+// time under the store's lock; the rename stays atomic, so a reader sees
+// the old file or the new one, and a crash leaves one of them whole.
+func whileInUse(op func() error) error {
+	deadline := time.Now().Add(inUseWait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		err := op()
+		if err == nil || !inUse(err) || time.Now().After(deadline) {
+			return err
+		}
+		if testHookInUse != nil {
+			testHookInUse()
+		}
+		time.Sleep(pause)
+	}
 }

@@ -135,6 +135,63 @@ func TestStoreProcesses(t *testing.T) {
 	}
 }
 
+// TestStoreWaitsWhileTheFileIsHeldOpen: on Windows a rename over a file
+// that another process holds open (another helper reading it) is refused
+// until the holder lets go; Add waits for that instead of failing. Where a
+// rename replaces an open file (Unix), Add is done at once.
+func TestStoreWaitsWhileTheFileIsHeldOpen(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir, "/proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add("first"); err != nil {
+		t.Fatal(err)
+	}
+	held, err := os.Open(filepath.Join(dir, StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	refused := make(chan struct{}, 1)
+	testHookInUse = func() {
+		select {
+		case refused <- struct{}{}:
+		default:
+		}
+	}
+	t.Cleanup(func() { testHookInUse = nil })
+	done := make(chan error, 1)
+	go func() { done <- s.Add("second") }()
+	select {
+	case err = <-done:
+	case <-refused:
+		held.Close()
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("Add still waits after the file was let go")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Add neither finished nor waited")
+	}
+	if err != nil {
+		t.Fatalf("Add while the file is held open: %v", err)
+	}
+	checkNames(t, dir, "first", "second")
+}
+
+func checkNames(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	s, err := OpenStore(dir, "/proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Names(); !slices.Equal(got, want) {
+		t.Errorf("names %v, want %v", got, want)
+	}
+}
+
 func checkAll(t *testing.T, dir string, prefixes []string) {
 	t.Helper()
 	s, err := OpenStore(dir, "/proj")

@@ -3,6 +3,7 @@ package policy
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -17,9 +18,29 @@ const (
 // testPolicy is a policy with the table's fixed root, home and config dir.
 func testPolicy(t testing.TB, cfg config.Config) *Policy {
 	t.Helper()
-	t.Setenv("HOME", testHome)
-	t.Setenv("TERMHELPER_CONFIG_DIR", testHome+"/.config/termhelper")
-	return New(cfg, testRoot, nil)
+	setHome(t, testHome)
+	return newPosix(cfg, testRoot, nil)
+}
+
+// newPosix is the policy these tests and tables expect: commands run by a
+// POSIX sh, wherever the tests run. On Windows New judges by PowerShell
+// (windows_test.go tests that); a POSIX shell there is Git Bash's.
+func newPosix(cfg config.Config, root string, store *Store) *Policy {
+	return newFor("linux", cfg, root, store)
+}
+
+// setHome makes home the user's home folder, with the termhelper folder in
+// home/.config, on every system: Windows reads %USERPROFILE%, and keeps
+// the termhelper folder in %AppData% (TERMHELPER_CONFIG_DIR would be made
+// absolute there, gaining a drive the table's paths do not have).
+func setHome(t testing.TB, home string) {
+	t.Setenv("HOME", home)
+	t.Setenv("TERMHELPER_CONFIG_DIR", home+"/.config/termhelper")
+	if runtime.GOOS == "windows" {
+		t.Setenv("USERPROFILE", home)
+		t.Setenv("AppData", home+"/.config")
+		t.Setenv("TERMHELPER_CONFIG_DIR", "")
+	}
 }
 
 // tableLine is one command of a table in testdata/policy: its line

@@ -48,9 +48,13 @@ type msg struct {
 // serve starts a Server with the default policy over net.Pipe.
 func serve(t *testing.T, afterFirst func()) *host {
 	t.Helper()
+	return serveConfig(t, config.Default(), afterFirst)
+}
+
+func serveConfig(t *testing.T, cfg config.Config, afterFirst func()) *host {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	cfg := config.Default()
 	store, err := policy.OpenStore(t.TempDir(), root)
 	require.NoError(t, err)
 	eng := engine.New(engine.Options{Root: root, Config: cfg, Store: store,
@@ -169,7 +173,9 @@ func TestMethodTableAndErrorCodes(t *testing.T) {
 		code           int
 	}{
 		{"session/read", `{"sessionId":"42"}`, CodeNoSession},
-		{"exec/run", `{"command":"true","cwd":"/"}`, CodeOutsideRoot},
+		// The top of the root's volume: "/" on Unix; C:\ on Windows, where
+		// "/" has no drive, is not absolute, and is taken from the root.
+		{"exec/run", fmt.Sprintf(`{"command":"true","cwd":%q}`, filepath.VolumeName(h.root)+string(filepath.Separator)), CodeOutsideRoot},
 		{"exec/run", `{"command":"sudo true"}`, CodeBlocked},
 	} {
 		m := h.call(c.method, c.params)
@@ -186,17 +192,23 @@ func TestMethodTableAndErrorCodes(t *testing.T) {
 }
 
 func TestApprovalRoundTrip(t *testing.T) {
-	h := serve(t, nil)
+	// A command the policy asks about that leaves a trace: touch under sh;
+	// on Windows cmd's mkdir, which needs no PowerShell.
+	cfg, create, exists := config.Default(), "touch", assert.FileExists
+	if runtime.GOOS == "windows" {
+		cfg.Shell, create, exists = "cmd", "mkdir", assert.DirExists
+	}
+	h := serveConfig(t, cfg, nil)
 	require.Nil(t, h.call("initialize", `{"capabilities":{"approval":true}}`).Error)
 	for _, c := range []struct {
 		decision string
 		ran      bool
 	}{{"deny", false}, {"allow", true}, {"always", true}} {
 		file := "ran-" + c.decision
-		h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"exec/run","params":{"command":"touch %s"}}`, file))
+		h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"exec/run","params":{"command":"%s %s"}}`, create, file))
 		req := h.next()
 		require.Equal(t, "approval/request", req.Method)
-		assert.Contains(t, string(req.Params), `"command":"touch `+file+`"`)
+		assert.Contains(t, string(req.Params), `"command":"`+create+` `+file+`"`)
 		assert.Contains(t, string(req.Params), `"reasons":[`)
 		h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"decision":%q}}`, *req.ID, c.decision))
 		m := h.next()
@@ -205,15 +217,16 @@ func TestApprovalRoundTrip(t *testing.T) {
 			assert.Equal(t, CodeNotApproved, m.Error.Code)
 			assert.Equal(t, "user declined to run this command", m.Error.Message)
 			assert.NoFileExists(t, filepath.Join(h.root, file))
+			assert.NoDirExists(t, filepath.Join(h.root, file))
 			continue
 		}
 		require.Nil(t, m.Error, "%+v", m.Error)
-		assert.FileExists(t, filepath.Join(h.root, file))
+		exists(t, filepath.Join(h.root, file))
 	}
-	// "always" on touch: the next touch is not asked.
-	m := h.call("exec/run", `{"command":"touch again"}`)
+	// "always" on the command: the next one is not asked.
+	m := h.call("exec/run", `{"command":"`+create+` again"}`)
 	require.Nil(t, m.Error, "%+v", m.Error)
-	assert.FileExists(t, filepath.Join(h.root, "again"))
+	exists(t, filepath.Join(h.root, "again"))
 }
 
 // A host whose input ends right after the first answer: every goroutine

@@ -1,3 +1,9 @@
+//go:build !windows
+
+// The plan's paths are Unix paths, the sandbox's own platforms (Linux,
+// and macOS's Seatbelt profile, tested everywhere else): on Windows the
+// sandbox has no backend, and these paths mean nothing there.
+
 package sandbox
 
 import (

@@ -110,7 +110,8 @@ func (l *Lazy) makeRoom() error {
 }
 
 // rewrite copies old's head, the marker and old's tail to a new file in
-// the same folder and renames it over the spill's path.
+// the same folder, renames it over the spill's path, and returns it open
+// to go on writing.
 func (l *Lazy) rewrite(old *os.File, headEnd int64, marker string, tailStart int64) (*os.File, error) {
 	nf, err := os.CreateTemp(filepath.Dir(l.path), "."+filepath.Base(l.path)+"-*")
 	if err != nil {
@@ -119,16 +120,33 @@ func (l *Lazy) rewrite(old *os.File, headEnd int64, marker string, tailStart int
 	_, err1 := io.Copy(nf, io.NewSectionReader(old, 0, headEnd))
 	_, err2 := io.WriteString(nf, marker)
 	_, err3 := io.Copy(nf, io.NewSectionReader(old, tailStart, l.capped.size-tailStart))
-	err = firstOf(err1, err2, err3)
+	err = firstOf(err1, err2, err3, nf.Close())
+	var f *os.File
 	if err == nil {
-		err = os.Rename(nf.Name(), l.path)
+		f, err = l.replace(old, nf.Name())
 	}
 	if err != nil {
-		nf.Close()
 		os.Remove(nf.Name())
 		return nil, fmt.Errorf("spill file: %w", err)
 	}
-	return nf, nil
+	return f, nil
+}
+
+// replace renames tmp over the spill's path and opens the result. Windows
+// renames neither a file that is open nor over one, so both are closed
+// first; should the rename fail, the old file is opened again as l.f, so
+// that the spill goes on as it was.
+func (l *Lazy) replace(old *os.File, tmp string) (*os.File, error) {
+	old.Close()
+	err := os.Rename(tmp, l.path)
+	f, oerr := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		if oerr == nil {
+			l.f = f
+		}
+		return nil, err
+	}
+	return f, oerr
 }
 
 // cutPoint moves at to a line's start: after the last newline before it

@@ -3,6 +3,7 @@ package spill
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,7 +48,7 @@ func TestSpillIsCapped(t *testing.T) {
 	if l.Dropped() != total-kept {
 		t.Fatalf("dropped %d, want %d", l.Dropped(), total-kept)
 	}
-	if entries, _ := os.ReadDir(filepathDir(path)); len(entries) != 1 {
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
 		t.Fatalf("files left beside the spill: %d", len(entries))
 	}
 }
@@ -72,5 +73,3 @@ func TestSpillCapCutsBetweenCharacters(t *testing.T) {
 		t.Fatalf("cut inside a character: %q", data)
 	}
 }
-
-func filepathDir(p string) string { return p[:strings.LastIndexByte(p, '/')] }

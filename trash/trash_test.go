@@ -299,7 +299,7 @@ func TestPrune(t *testing.T) {
 
 func TestShimIdempotent(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip()
+		t.Skip("the rm shim is a POSIX sh script")
 	}
 	dir := t.TempDir()
 	for i := 0; i < 2; i++ {

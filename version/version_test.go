@@ -37,11 +37,19 @@ func TestRevision(t *testing.T) {
 	}
 }
 
+// exe is what executables' names end in here.
+var exe = map[bool]string{true: ".exe"}[runtime.GOOS == "windows"]
+
 // TestBinary builds termhelper as a plain go build and as make stamps it,
 // and checks what --version prints in each.
 func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
+	}
+	// A test binary can run where no Go is installed: cross-built and
+	// copied to Windows (or Wine), say.
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command:", err)
 	}
 	file, err := os.ReadFile("../VERSION")
 	if err != nil {
@@ -55,7 +63,7 @@ func TestBinary(t *testing.T) {
 		{"stamped", "-X " + pkg + ".number=7.8.9 -X " + pkg + ".commit=feedbeef", "termhelper 7.8.9 (feedbeef, " + goVer + ")"},
 	}
 	for _, c := range cases {
-		bin := filepath.Join(t.TempDir(), "termhelper")
+		bin := filepath.Join(t.TempDir(), "termhelper"+exe)
 		build := exec.Command("go", "build", "-buildvcs=false", "-ldflags", c.ldflags, "-o", bin, "..")
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("%s build: %v\n%s", c.name, err, out)
