@@ -166,7 +166,7 @@ func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
 	})
 	// Nothing reads the output: once it is there, stty has run before it.
 	deadline := time.Now().Add(20 * time.Second)
-	for v, _ := p.terminalView(); v.unread == 0; v, _ = p.terminalView() {
+	for !p.outputPending() {
 		if time.Now().After(deadline) {
 			t.Fatal("no output within the watchdog")
 		}
