@@ -3,7 +3,7 @@ GO     ?= go
 BIN    ?= bin/termhelper
 ROOT   ?= .
 
-.PHONY: soak build run test test-go test-short test-wine cross vet lint bench bench-quick fuzz clean dist mcpb test-node npm-lib
+.PHONY: soak build run test test-go test-stress test-short test-wine cross vet lint bench bench-quick fuzz clean dist mcpb test-node npm-lib
 
 # The version has one source, the VERSION file; the linker stamps it and
 # the commit into package version (a build without the stamp still reports
@@ -27,6 +27,30 @@ test: test-go test-node
 
 test-go:
 	$(GO) test -race -count=1 -timeout 15m ./...
+
+# The Go suite on a machine as busy as a shared runner: one processor per
+# test binary (-cpu 1), STRESS_P packages at once, and internal/load
+# spinning on every core, writing and fsyncing large files, and evicting
+# the repository, the Go toolchain and cache and the system's programs
+# from the page cache. However the run ends (a failure, Ctrl-C, SIGTERM),
+# the load and every test binary end with it: the tests run in a process
+# group of their own that the trap kills, and the load stops by itself if
+# this shell dies without running it.
+STRESS_P       ?= 4
+STRESS_TIMEOUT ?= 45m
+STRESS_RUN     ?= .
+STRESS_PKGS    ?= ./...
+STRESS_LOAD    ?=
+test-stress:
+	@tmp=$$(mktemp -d); load=; tests=; \
+	trap '[ -z "$$tests" ] || kill -TERM -$$tests 2>/dev/null || kill $$tests; \
+		[ -z "$$load" ] || kill $$load; wait; rm -rf "$$tmp"' EXIT; \
+	trap 'exit 130' INT TERM HUP; \
+	$(GO) build -o "$$tmp/load" ./internal/load || exit 1; \
+	"$$tmp/load" -dir "$$tmp" $(STRESS_LOAD) & load=$$!; \
+	$$(command -v setsid) $(GO) test -race -count=1 -cpu 1 -p $(STRESS_P) -timeout $(STRESS_TIMEOUT) \
+		-run '$(STRESS_RUN)' $(STRESS_PKGS) & tests=$$!; \
+	wait $$tests; rc=$$?; tests=; exit $$rc
 
 test-short:
 	$(GO) test -count=1 ./...

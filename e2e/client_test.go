@@ -375,7 +375,9 @@ func marker() string {
 	markerSeq.Lock()
 	defer markerSeq.Unlock()
 	markerSeq.n++
-	return strconv.Itoa(900000 + os.Getpid()%1000*50 + markerSeq.n)
+	// The whole pid: another test binary running at the same time (a
+	// second checkout, another job on the machine) must never share one.
+	return fmt.Sprintf("9%07d%03d", os.Getpid(), markerSeq.n%1000)
 }
 
 // pidsWith lists processes whose command line contains s.
@@ -403,7 +405,7 @@ func pidsWith(s string) []int {
 // line, and fails if one stays.
 func noneLeft(t *testing.T, s string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(watchdog)
 	for time.Now().Before(deadline) {
 		if len(pidsWith(s)) == 0 {
 			return
@@ -427,6 +429,32 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// gated returns command made to wait until open is called before it
+// runs: a test can take an answer while the command is surely alive, and
+// then let it go on, however slow the machine.
+func gated(t *testing.T, command string) (gatedCommand string, open func()) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	return fmt.Sprintf("while [ ! -e %s ]; do sleep 0.01; done; %s", gate, command),
+		func() { must(t, os.WriteFile(gate, nil, 0o600)) }
+}
+
+// growing calls try with limitMs, then with twice that, and so on up to
+// maxMs, for as long as try reports that the machine outran the limit: it
+// had not got the command to where the test needs it (its children
+// started, its prompt read, its next frame drawn) within it. A test of a
+// short limit so holds on any machine, and still fails when what it waits
+// for never comes.
+func growing(t *testing.T, limitMs, maxMs int, try func(limitMs int) (outrun bool)) {
+	t.Helper()
+	for ; limitMs <= maxMs; limitMs *= 2 {
+		if !try(limitMs) {
+			return
+		}
+		t.Logf("this machine outran a limit of %d ms: again with twice that", limitMs)
+	}
+	t.Fatalf("this machine outran every limit up to %d ms", maxMs)
 }
 
 var framings = []string{"ndjson", "lsp"}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -203,7 +204,7 @@ func TestMCPBackgroundPolledListedKilled(t *testing.T) {
 	require.Equal(t, "background", r.State, text(res))
 	id := r.SessionID
 	assert.Contains(t, text(res), "session "+id+" running in the background")
-	res = h.call(map[string]any{"session_id": id, "input": "", "yield_ms": 5000})
+	res = h.call(map[string]any{"session_id": id, "input": "", "yield_ms": 30000})
 	assert.Contains(t, text(res), "tick")
 	res = h.call(map[string]any{"list": true})
 	assert.Contains(t, text(res), "session "+id+" · background")
@@ -279,18 +280,22 @@ func TestMCPEndReportedWithoutPolling(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
 	require.NoError(t, h.cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"}))
-	res := h.call(map[string]any{"command": "sleep 0.5; exit 7", "background": true, "yield_ms": 0})
+	command, open := gated(t, "exit 7")
+	res := h.call(map[string]any{"command": command, "background": true, "yield_ms": 0})
 	id := structured(t, res).SessionID
 	require.NotEmpty(t, id, text(res))
+	open()
+	line := fmt.Sprintf("[session %s %q exited 7 after", id, command)
 	select {
 	case l := <-h.logs:
 		data, _ := json.Marshal(l.Data)
-		assert.Contains(t, string(data), fmt.Sprintf(`[session %s \"sleep 0.5; exit 7\" exited 7 after`, id))
+		quoted, _ := json.Marshal(line)
+		assert.Contains(t, string(data), strings.Trim(string(quoted), `"`))
 	case <-time.After(watchdog):
 		t.Fatal("no logging notification for the session's end")
 	}
 	res = h.call(map[string]any{"list": true})
-	assert.Regexp(t, fmt.Sprintf(`^\[session %s "sleep 0.5; exit 7" exited 7 after [0-9.]+m?s\]\n`, id), text(res))
+	assert.Regexp(t, `^`+regexp.QuoteMeta(line)+` [0-9.]+m?s\]\n`, text(res))
 	res = h.call(map[string]any{"list": true})
 	assert.NotContains(t, text(res), "exited 7 after", "reported once")
 }
@@ -337,7 +342,12 @@ func TestMCPScreen(t *testing.T) {
 		"background": true, "yield_ms": 0})
 	id := structured(t, res).SessionID
 	h.call(map[string]any{"session_id": id, "until": "stable", "stable_ms": 300})
-	res = h.call(map[string]any{"session_id": id, "screen": true})
+	// The screen as drawn: a shell a busy machine starts late draws after
+	// any quiet period.
+	waitFor(t, "the screen drawn", func() bool {
+		res = h.call(map[string]any{"session_id": id, "screen": true})
+		return res.IsError || strings.Contains(text(res), "cursor at row 4, column 7")
+	})
 	assert.False(t, res.IsError, text(res))
 	assert.Contains(t, text(res), "TOP LINE\n")
 	assert.Contains(t, text(res), "\n  fifth\n")
@@ -353,10 +363,14 @@ func TestMCPScreen(t *testing.T) {
 func TestMCPYieldAnswersAlive(t *testing.T) {
 	t.Parallel()
 	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 1000\n"})
-	res := h.call(map[string]any{"command": "sleep 4; echo done"})
+	command, open := gated(t, "echo done")
+	res := h.call(map[string]any{"command": command})
 	r := structured(t, res)
 	require.Equal(t, "running", r.State, text(res))
 	assert.Contains(t, text(res), "session "+r.SessionID+" still running")
+	res = h.call(map[string]any{"session_id": r.SessionID, "until": "exit"})
+	require.Equal(t, "running", structured(t, res).State, "a wait past the yield answers alive too")
+	open()
 	for {
 		res = h.call(map[string]any{"session_id": r.SessionID, "until": "exit"})
 		if structured(t, res).ExitCode != nil {

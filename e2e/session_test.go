@@ -150,8 +150,10 @@ func TestBackgroundThatDiesEarlyAnswersFinished(t *testing.T) {
 
 func TestExitedIsNotifiedWithoutPolling(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
-		r := c.exec(map[string]any{"command": "sleep 1; exit 7", "background": true, "yieldMs": 100})
+		command, open := gated(t, "exit 7")
+		r := c.exec(map[string]any{"command": command, "background": true, "yieldMs": 100})
 		require.Equal(t, "background", r.State)
+		open()
 		n := c.note("session/exited")
 		var ex struct {
 			SessionID string
@@ -175,8 +177,10 @@ func TestExitedIsNotifiedWithoutPolling(t *testing.T) {
 
 func TestWaitingIsNotified(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
-		r := c.exec(map[string]any{"command": "sleep 1; read -p 'continue? ' x", "background": true, "yieldMs": 100})
+		command, open := gated(t, "read -p 'continue? ' x")
+		r := c.exec(map[string]any{"command": command, "background": true, "yieldMs": 100})
 		require.Equal(t, "background", r.State)
+		open()
 		n := c.note("session/waiting")
 		assert.Contains(t, string(n.Params), "continue?")
 		c.run("session/kill", map[string]any{"sessionId": r.SessionID, "signal": "SIGKILL"})
@@ -187,8 +191,10 @@ func TestOutputStreamNotifications(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		_, rerr := c.call("initialize", map[string]any{"capabilities": map[string]bool{"outputStream": true}})
 		require.Nil(t, rerr)
-		r := c.exec(map[string]any{"command": "printf '\\033[1mbold\\033[0m\\n'; sleep 2; echo two", "background": true, "yieldMs": 100})
+		two, open := gated(t, "echo two")
+		r := c.exec(map[string]any{"command": "printf '\\033[1mbold\\033[0m\\n'; " + two, "background": true, "yieldMs": 100})
 		require.Equal(t, "background", r.State)
+		open()
 		var got strings.Builder
 		for !strings.Contains(got.String(), "two") {
 			n := c.note("session/output")
@@ -216,11 +222,17 @@ func TestKillReachesEscapedDescendants(t *testing.T) {
 
 func TestTimeoutGoesOnWhileWaiting(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
-		r := c.exec(map[string]any{"command": "read x", "timeoutMs": 1500})
-		require.Equal(t, "waiting", r.State)
-		r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "until": "exit", "yieldMs": 30000})
-		require.NotNil(t, r.ExitCode)
-		assert.True(t, r.TimedOut)
+		growing(t, 1500, 24000, func(limit int) bool {
+			r := c.exec(map[string]any{"command": "read x", "timeoutMs": limit})
+			if r.ExitCode != nil && r.TimedOut {
+				return true // ended before its read was seen
+			}
+			require.Equal(t, "waiting", r.State)
+			r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "until": "exit", "yieldMs": 30000})
+			require.NotNil(t, r.ExitCode)
+			assert.True(t, r.TimedOut)
+			return false
+		})
 	})
 }
 
@@ -231,11 +243,17 @@ func TestUnknownSessionAndResize(t *testing.T) {
 			require.NotNil(t, rerr, m)
 			assert.Equal(t, -32001, rerr.Code, m)
 		}
-		r := c.exec(map[string]any{"command": "read x; stty size", "yieldMs": 5000})
+		r := c.exec(map[string]any{"command": "read x; stty size", "yieldMs": 30000})
 		require.Equal(t, "waiting", r.State)
-		_, rerr := c.call("session/resize", map[string]any{"sessionId": r.SessionID, "cols": 100, "rows": 30})
+		id := r.SessionID
+		_, rerr := c.call("session/resize", map[string]any{"sessionId": id, "cols": 100, "rows": 30})
 		require.Nil(t, rerr)
-		r = c.run("session/write", map[string]any{"sessionId": r.SessionID, "input": "\n", "yieldMs": 10000})
+		r = c.run("session/write", map[string]any{"sessionId": id, "input": "\n", "yieldMs": 30000})
+		if r.ExitCode == nil { // output may come before the exit
+			out := r.Output
+			r = c.run("session/read", map[string]any{"sessionId": id, "until": "exit", "yieldMs": 30000})
+			r.Output = out + r.Output
+		}
 		require.NotNil(t, r.ExitCode)
 		assert.Contains(t, r.Output, "30 100")
 	})

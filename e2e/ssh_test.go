@@ -159,10 +159,12 @@ func TestSSHRoundTrip(t *testing.T) {
 				!strings.Contains(r.Output, "127.0.0.1") || !strings.Contains(r.Output, root) {
 				t.Fatalf("remote run: %+v", r)
 			}
-			bg := c.exec(map[string]any{"command": "sleep 0.3; exit 6", "background": true, "yieldMs": 50})
+			command, open := gated(t, "exit 6")
+			bg := c.exec(map[string]any{"command": command, "background": true, "yieldMs": 50})
 			if bg.SessionID == "" {
 				t.Fatalf("background answered finished: %+v", bg)
 			}
+			open()
 			for {
 				m := c.note("session/exited")
 				if strings.Contains(string(m.Params), `"sessionId":"`+bg.SessionID+`"`) {

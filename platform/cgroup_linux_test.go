@@ -26,7 +26,9 @@ func hider(pidFile, mark string) string {
 
 // markOf is a sleep length unique to this test, to find its processes by.
 func markOf(t *testing.T) string {
-	return strconv.Itoa(700000 + os.Getpid()%1000*100 + len(t.Name()))
+	// The whole pid: another test binary running at the same time must
+	// never share one, since what carries it is killed.
+	return fmt.Sprintf("7%07d%03d", os.Getpid(), len(t.Name())%1000)
 }
 
 // withMark lists the live processes whose command line holds mark.

@@ -28,13 +28,9 @@ func (p *Process) InputState() InputState {
 	canonical := v.tio.Lflag&unix.ICANON != 0
 	echo := v.tio.Lflag&unix.ECHO != 0
 	st := InputState{Known: true, Raw: !canonical}
-	switch {
-	case v.fg <= 0:
+	if v.fg <= 0 {
 		// No foreground group: the session's leader has ended, and
 		// nothing reads the terminal as the person's program.
-		return st
-	case v.unread > 0:
-		st.Unread = true
 		return st
 	}
 	for _, pid := range groupMembers(v.fg) {
@@ -48,20 +44,43 @@ func (p *Process) InputState() InputState {
 			st.Waiting = st.Waiting || !canonical
 		}
 	}
+	// The output is looked at after the processes: all a command wrote
+	// before the read seen is then read by the helper or pending here.
+	if p.outputPending() {
+		return InputState{Known: true, Raw: !canonical, Unread: true}
+	}
 	st.Secret = st.Waiting && canonical && !echo
 	return st
 }
 
-// terminalView is what the terminal's master side tells.
-type terminalView struct {
-	fg     int // the foreground process group; 0 when there is none
-	tio    *unix.Termios
-	term   terminal
-	unread int // bytes of output not read by the helper yet
+// outputPending tells whether the terminal holds output the helper has
+// not read. A zero-timeout poll of the master, unlike TIOCINQ, first
+// pushes through what the command wrote that is still in the terminal's
+// flip buffer, on its way to the master: a prompt written just before a
+// read can be there when the read is seen.
+func (p *Process) outputPending() bool {
+	rc, err := p.sys.master.SyscallConn()
+	if err != nil {
+		return false
+	}
+	pending := true // a look that fails is no sign of a prompt seen whole
+	rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		pending = err != nil || (n > 0 && fds[0].Revents&unix.POLLIN != 0)
+	})
+	return pending
 }
 
-// terminalView reads the terminal's foreground process group, modes and
-// unread output from its master side, and which terminal it is.
+// terminalView is what the terminal's master side tells.
+type terminalView struct {
+	fg   int // the foreground process group; 0 when there is none
+	tio  *unix.Termios
+	term terminal
+}
+
+// terminalView reads the terminal's foreground process group and modes
+// from its master side, and which terminal it is.
 func (p *Process) terminalView() (terminalView, bool) {
 	m := p.sys.master
 	if m == nil {
@@ -80,9 +99,6 @@ func (p *Process) terminalView() (terminalView, bool) {
 			return
 		}
 		if v.tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS); err != nil {
-			return
-		}
-		if v.unread, err = unix.IoctlGetInt(int(fd), unix.TIOCINQ); err != nil {
 			return
 		}
 		ptn, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)

@@ -253,26 +253,63 @@ func TestLoginEnvKillsHangingShell(t *testing.T) {
 	waitGone(t, childPid)
 }
 
-// shellAndChild waits for the hanging shell to start its child and returns
-// both pids.
-func shellAndChild(t *testing.T, dir string) []int {
+// startHanging starts a LoginEnv on the login shell mkShell writes into a
+// fresh folder, under a time limit, and returns it with the pids the shell
+// writes to the files named, once they are all there. The limit is short,
+// so that a test sees it fire; but a shell that a busy machine starts
+// more slowly is ended before it gets that far, and then the read is
+// started again, with a fresh shell and twice the limit, so that no
+// machine is too slow for the test.
+func startHanging(t *testing.T, mkShell func(dir string) string, names ...string) (*LoginEnv, []int) {
+	t.Helper()
+	for limit := 300 * time.Millisecond; limit < watchdog; limit *= 2 {
+		dir := t.TempDir()
+		le := startTest(t, mkShell(dir), limit, nil, nil)
+		if pids, ok := awaitPids(t, le, dir, names); ok {
+			return le, pids
+		}
+		t.Logf("the shell did not get as far as %v within %v: again with twice the limit", names, limit)
+		closeWithin(t, le)
+		for _, name := range names {
+			if pid, ok := readPid(dir, name); ok {
+				waitGone(t, pid)
+			}
+		}
+	}
+	t.Fatalf("the shell never got as far as %v within its time limit", names)
+	return nil, nil
+}
+
+// awaitPids waits until the shell has written every pid file named, or
+// its read has ended without them (its time limit came first).
+func awaitPids(t *testing.T, le *LoginEnv, dir string, names []string) ([]int, bool) {
 	t.Helper()
 	var pids []int
-	waitFor(t, "the shell to start its child", func() bool {
-		shellPid, ok1 := readPid(dir, "shell.pid")
-		childPid, ok2 := readPid(dir, "child.pid")
-		pids = []int{shellPid, childPid}
-		return ok1 && ok2
+	ended := false
+	waitFor(t, "the shell to write "+strings.Join(names, " and "), func() bool {
+		pids = pids[:0]
+		for _, name := range names {
+			if pid, ok := readPid(dir, name); ok {
+				pids = append(pids, pid)
+			}
+		}
+		if len(pids) == len(names) {
+			return true
+		}
+		select {
+		case <-le.settled:
+			ended = true
+		default:
+		}
+		return ended
 	})
-	return pids
+	return pids, !ended
 }
 
 // The helper's end stops the waiting, not the shell: its supervisor still
 // ends it at its time limit.
 func TestLoginEnvLimitHoldsAfterClose(t *testing.T) {
-	dir := t.TempDir()
-	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
-	pids := shellAndChild(t, dir)
+	le, pids := startHanging(t, func(dir string) string { return hangingShell(t, dir) }, "shell.pid", "child.pid")
 	closeWithin(t, le)
 	for _, pid := range pids {
 		waitGone(t, pid)
@@ -395,21 +432,16 @@ func TestMergePath(t *testing.T) {
 // its time limit: otherwise every later login shell waits on its stale
 // lock.
 func TestLoginEnvLetsExitTrapsRun(t *testing.T) {
-	dir := t.TempDir()
-	lock := filepath.Join(dir, "lock")
-	shell := fakeShell(t, dir, `touch "$DIR/lock"
+	var lock string
+	le, pids := startHanging(t, func(dir string) string {
+		lock = filepath.Join(dir, "lock")
+		return fakeShell(t, dir, `touch "$DIR/lock"
 trap 'rm -f "$DIR/lock"; exit 1' TERM
 echo $$ > "$DIR/shell.pid"
 while :; do sleep 0.05; done`, "")
-	le := startTest(t, shell, 300*time.Millisecond, nil, nil)
-	var pid int
-	waitFor(t, "the shell to take its lock", func() bool {
-		var ok bool
-		pid, ok = readPid(dir, "shell.pid")
-		return ok
-	})
+	}, "shell.pid")
 	closeWithin(t, le)
-	waitGone(t, pid)
+	waitGone(t, pids[0])
 	if _, err := os.Stat(lock); !os.IsNotExist(err) {
 		t.Fatalf("the exit trap did not run: the lock is still there (%v)", err)
 	}
@@ -725,10 +757,8 @@ func TestLoginCachePrunesStaleFiles(t *testing.T) {
 // Close ends every goroutine of the LoginEnv, a read in progress or not:
 // the supervisor is a process of its own, not the helper's to wait for.
 func TestLoginEnvCloseLeavesNoGoroutine(t *testing.T) {
-	dir := t.TempDir()
 	base := runtime.NumGoroutine()
-	le := startTest(t, hangingShell(t, dir), 300*time.Millisecond, nil, nil)
-	pids := shellAndChild(t, dir)
+	le, pids := startHanging(t, func(dir string) string { return hangingShell(t, dir) }, "shell.pid", "child.pid")
 	closeWithin(t, le)
 	waitFor(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= base })
 	for _, pid := range pids {

@@ -70,20 +70,23 @@ func TestInputStateNeverCallsSleepWaiting(t *testing.T) {
 
 func TestKillTreeReachesEscapedProcesses(t *testing.T) {
 	p := startOn(t, `setsid sleep 3001 & (sleep 3002 &) ; sleep 3003`)
-	deadline := time.Now().Add(20 * time.Second)
-	// bash, the setsid'd sleep, the orphaned one; bash execs the last sleep.
-	for len(treeMembers(p.Pid, t.Name())) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("members: %v", treeMembers(p.Pid, t.Name()))
+	// The three sleeps, once each has started: the setsid'd one, the
+	// orphaned one, and bash itself once it execs the last.
+	var sleeps []int
+	waitFor(t, "the three sleeps to start", func() bool {
+		sleeps = sleeps[:0]
+		for _, m := range treeMembers(p.Pid, t.Name()) {
+			if b, err := os.ReadFile("/proc/" + itoa(m) + "/cmdline"); err == nil && strings.HasPrefix(string(b), "sleep\x00300") {
+				sleeps = append(sleeps, m)
+			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	members := treeMembers(p.Pid, t.Name())
+		return len(sleeps) == 3
+	})
 	p.Kill(SIGTERM, time.Second)
-	for _, m := range members {
-		if b, err := os.ReadFile("/proc/" + itoa(m) + "/stat"); err == nil && !strings.Contains(string(b), ") Z") {
-			t.Errorf("process %d is still alive: %s", m, b)
-		}
+	// Signalled, each ends as soon as the scheduler runs it; one that was
+	// not reached would go on sleeping.
+	for _, m := range sleeps {
+		waitGone(t, m)
 	}
 }
 
@@ -163,7 +166,7 @@ func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
 	})
 	// Nothing reads the output: once it is there, stty has run before it.
 	deadline := time.Now().Add(20 * time.Second)
-	for v, _ := p.terminalView(); v.unread == 0; v, _ = p.terminalView() {
+	for !p.outputPending() {
 		if time.Now().After(deadline) {
 			t.Fatal("no output within the watchdog")
 		}

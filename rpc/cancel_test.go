@@ -38,8 +38,10 @@ func pidsWith(t *testing.T, marker string) []string {
 	return pids
 }
 
-// marker is a sleep duration no other process uses.
-func marker() string { return fmt.Sprintf("30.%d", time.Now().UnixNano()%1e9) }
+// marker is a sleep duration no other process uses: fixed-width, so that
+// no marker holds another, with the pid, so that no other test binary
+// running at the same time has it.
+func marker() string { return fmt.Sprintf("30.%07d%09d", os.Getpid(), time.Now().UnixNano()%1e9) }
 
 // listed waits until session/list shows a session running command and
 // returns its id: the foreground command is listed while its call waits.

@@ -140,19 +140,11 @@ func TestAnswerForgetsUnhandedSession(t *testing.T) {
 	}
 }
 
-// A handed session stays readable after its end, for Linger, then goes.
-func TestHandedSessionLingersThenGoes(t *testing.T) {
-	m, rec := newManager(t, Config{Linger: 300 * time.Millisecond})
-	command, open := gated(t, "echo late")
-	s := startT(t, m, spec(command))
-	if r := answerWithin(t, s, AnswerOpts{Now: true}); r.Exit != nil {
-		t.Fatalf("want alive: %+v", r)
-	}
-	open()
-	r := answerWithin(t, s, AnswerOpts{UntilExit: true})
-	if r.Exit == nil {
-		t.Fatalf("want finished: %+v", r)
-	}
+// A handed session stays readable after its end, for Linger.
+func TestHandedSessionLingers(t *testing.T) {
+	// Longer than the test: a short Linger could pass before the checks.
+	m, rec := newManager(t, Config{Linger: time.Hour})
+	s := handedAndFinished(t, m)
 	if _, err := m.Get(s.ID()); err != nil {
 		t.Fatalf("a handed session must linger: %v", err)
 	}
@@ -161,6 +153,12 @@ func TestHandedSessionLingersThenGoes(t *testing.T) {
 	if again.Exit == nil || again.Exit.Code != 0 {
 		t.Fatalf("a late read must get the exit: %+v", again)
 	}
+}
+
+// A handed session is forgotten once Linger has passed.
+func TestHandedSessionGoesAfterLinger(t *testing.T) {
+	m, _ := newManager(t, Config{Linger: 300 * time.Millisecond})
+	s := handedAndFinished(t, m)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, err := m.Get(s.ID()); errors.Is(err, ErrNotFound) {
@@ -171,6 +169,22 @@ func TestHandedSessionLingersThenGoes(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// handedAndFinished runs a session that is handed to the host while it
+// runs, and returns it once it has exited.
+func handedAndFinished(t *testing.T, m *Manager) *Session {
+	t.Helper()
+	command, open := gated(t, "echo late")
+	s := startT(t, m, spec(command))
+	if r := answerWithin(t, s, AnswerOpts{Now: true}); r.Exit != nil {
+		t.Fatalf("want alive: %+v", r)
+	}
+	open()
+	if r := answerWithin(t, s, AnswerOpts{UntilExit: true}); r.Exit == nil {
+		t.Fatalf("want finished: %+v", r)
+	}
+	return s
 }
 
 // Close stops the timers that would forget lingering sessions.

@@ -68,6 +68,12 @@ type Session struct {
 	// line mode or got input: a program that reads keys stays in raw mode,
 	// though the kernel shows it blocked only between events.
 	rawSince time.Time
+	// blockedSeen: the last look saw the command blocked on a read. What
+	// it wrote just before that read may still have been on its way to the
+	// screen (in the terminal's buffers, or read and not yet taken in),
+	// so waiting, and the prompt, are taken at the next look that sees it
+	// blocked still.
+	blockedSeen bool
 
 	screenGen     uint64    // the cleaner's generation at the last look
 	answeredGen   uint64    // the cleaner's generation at the last alive answer
@@ -273,6 +279,8 @@ func (s *Session) inputCheckDue(tick int) bool {
 		return s.spec.PTY
 	case quiet < quietBeforeCheck:
 		return false
+	case s.blockedSeen:
+		return true // the look that confirms a read comes at the next tick
 	case quiet > time.Second:
 		return tick%4 == 0
 	}
@@ -311,11 +319,17 @@ func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 	if waiting && time.Since(s.lastWrite) < pollInterval {
 		// The read seen may be the one the input was just written to,
 		// before the command has woken to take it.
+		s.blockedSeen = false
 		return nil
 	}
 	was := s.state == Waiting
 	switch {
 	case waiting && !was:
+		if !s.blockedSeen {
+			s.blockedSeen = true
+			return nil
+		}
+		s.blockedSeen = false
 		s.state = Waiting
 		s.prompt = &Prompt{Text: s.scrub(s.out.clean.LastLine()), Secret: in.Secret}
 		s.broadcast()
@@ -323,10 +337,13 @@ func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 			p := *s.prompt
 			return &p
 		}
-	case !waiting && was:
-		s.state = s.liveState()
-		s.prompt = nil
-		s.broadcast()
+	case !waiting:
+		s.blockedSeen = false
+		if was {
+			s.state = s.liveState()
+			s.prompt = nil
+			s.broadcast()
+		}
 	}
 	return nil
 }

@@ -127,7 +127,7 @@ func TestManySessionsLeakNoGoroutine(t *testing.T) {
 		t.Errorf("%d exited notifications, want 50", len(rec.exited))
 	}
 	rec.mu.Unlock()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -148,13 +148,16 @@ func TestLongRunningOutputStaysBounded(t *testing.T) {
 	}
 	r := answerWithin(t, s, AnswerOpts{Yield: 10 * time.Millisecond})
 	// Let it print everything while nobody reads.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		s.mu.Lock()
 		last := s.out.clean.LastLine()
 		s.mu.Unlock()
-		if last == "300000" || time.Now().After(deadline) {
+		if last == "300000" {
 			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the last line is still %q: 300,000 lines never came", last)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

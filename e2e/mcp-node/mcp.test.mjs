@@ -3,7 +3,7 @@
 // @modelcontextprotocol/sdk makes it. TERMHELPER_BIN names the binary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -50,6 +50,13 @@ async function connect(t, opts = {}) {
 }
 
 const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
+
+// gated makes command wait until open() before it runs: a test can take an
+// answer while the command is surely alive, however slow the machine.
+function gated(root, command) {
+  const gate = join(root, `gate-${Math.random().toString(36).slice(2)}`);
+  return { command: `while [ ! -e ${gate} ]; do sleep 0.01; done; ${command}`, open: () => writeFileSync(gate, '') };
+}
 
 async function noneLeft(m) {
   const end = Date.now() + watchdog;
@@ -147,7 +154,7 @@ test('a background loop polled, listed and killed', async (t) => {
   assert.equal(res.structuredContent.state, 'background', text(res));
   assert.match(text(res), new RegExp(`session ${id} running in the background$`));
   assert.ok(pidsWith(m).length > 0, 'the loop runs');
-  res = await call({ session_id: id, input: '', yield_ms: 5000 });
+  res = await call({ session_id: id, input: '', yield_ms: 30000 });
   assert.match(text(res), /tick/);
   res = await call({ list: true });
   assert.match(text(res), new RegExp(`session ${id} · background · pid \\d+ · `));
@@ -190,7 +197,7 @@ test('approval asked through elicitation: declined, then accepted', async (t) =>
 });
 
 test("a background command's end reported without polling", async (t) => {
-  const { client, call } = await connect(t);
+  const { client, call, root } = await connect(t);
   const logs = [];
   let logged;
   const first = new Promise((r) => (logged = r));
@@ -199,11 +206,13 @@ test("a background command's end reported without polling", async (t) => {
     logged();
   });
   await client.setLoggingLevel('info');
-  let res = await call({ command: 'sleep 0.5; exit 7', background: true, yield_ms: 0 });
+  const { command, open } = gated(root, 'exit 7');
+  let res = await call({ command, background: true, yield_ms: 0 });
   const id = res.structuredContent.sessionId;
   assert.ok(id, text(res));
+  open();
   await Promise.race([first, new Promise((_, no) => setTimeout(() => no(new Error('no log')), watchdog).unref())]);
-  const line = `[session ${id} "sleep 0.5; exit 7" exited 7 after`;
+  const line = `[session ${id} "${command}" exited 7 after`;
   assert.equal(logs[0].level, 'info');
   assert.ok(logs[0].data.message.startsWith(line), JSON.stringify(logs[0]));
   assert.equal(logs[0].data.session.exitCode, 7);

@@ -2,11 +2,11 @@
 // `node --test test/` after `npm run build`, as make test-node does.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Termhelper, ErrorCode, isFinished } from "../lib/esm.mjs";
-import { pidsWith } from "./procs.mjs";
+import { marker as markerOf, pidsWith, sleeps } from "./procs.mjs";
 
 const watchdog = 60_000; // a guard against a hang, never a timing assertion
 
@@ -81,12 +81,16 @@ test("a prompt is answered with write", async (t) => {
 });
 
 test("a background command's end comes as an exited event", async (t) => {
-  const { th } = await start(t);
+  const { th, root } = await start(t);
   const seen = [];
   th.on("exited", (e) => seen.push(e));
-  const r = await th.run({ command: "sleep 0.5; exit 4", background: true, yieldMs: 50 });
+  // The command waits for the gate, opened after the answer: alive at its
+  // yield however slow the machine.
+  const gate = join(root, "gate");
+  const r = await th.run({ command: `while [ ! -e ${gate} ]; do sleep 0.01; done; exit 4`, background: true, yieldMs: 50 });
   assert.ok(!isFinished(r), `finished too early: ${JSON.stringify(r)}`);
   assert.equal(r.state, "background");
+  writeFileSync(gate, "");
   const id = r.sessionId;
   const e = seen.find((x) => x.sessionId === id) ?? (await nextEvent(th, "exited", (x) => x.sessionId === id));
   assert.equal(e.exitCode, 4);
@@ -129,15 +133,20 @@ test("a spawn prefix runs the helper through another command", async (t) => {
 
 test("close ends the helper and every tree", { skip: process.platform !== "linux" && "reads /proc" }, async (t) => {
   const { th } = await start(t);
-  const marker = String(800000 + (process.pid % 1000) * 50 + 7);
+  const marker = markerOf(7);
   // The tree ignores SIGHUP, so only a real kill of every tree ends it.
   const r = await th.run({ command: `trap '' HUP; sleep ${marker} & sleep ${marker}1; wait`, background: true, yieldMs: 100 });
   assert.ok(!isFinished(r));
-  assert.ok(pidsWith(marker).length >= 2, "both sleeps should be running");
+  // Both sleeps, once the shell has started them: the answer may come first.
+  let deadline = Date.now() + watchdog;
+  while (sleeps(marker).length < 2) {
+    assert.ok(Date.now() < deadline, `the sleeps never started: ${sleeps(marker)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const closed = new Promise((resolve) => th.once("close", resolve));
   await th.close();
   await closed;
-  const deadline = Date.now() + 10_000;
+  deadline = Date.now() + watchdog;
   while (pidsWith(marker).length > 0 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
   }

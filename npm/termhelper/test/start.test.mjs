@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as esm from "../lib/esm.mjs";
 import { Termhelper, ErrorCode, PROTOCOL_VERSION, ResponseError, isFinished } from "../lib/esm.mjs";
-import { pidsWith } from "./procs.mjs";
+import { marker as markerOf, pidsWith } from "./procs.mjs";
 
 const require = createRequire(import.meta.url);
 const watchdog = 60_000; // a guard against a hang, never a timing assertion
@@ -113,7 +113,7 @@ test("start refuses a helper of another protocol version", { skip: process.platf
 
 test("an aborted run rejects with the signal's reason and its tree ends", async (t) => {
   const { th, root } = await start(t);
-  const marker = String(700000 + (process.pid % 1000) * 50 + 3);
+  const marker = markerOf(3);
   const ac = new AbortController();
   // A cap far beyond the watchdog: only the cancellation can end it in time.
   const run = th.run({ command: `touch started; sleep ${marker}`, timeoutMs: 600_000 }, { signal: ac.signal });
