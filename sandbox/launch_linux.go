@@ -84,6 +84,9 @@ func (l *Launch) Apply(cmd *exec.Cmd) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, s.theirs)
 		s.w.NetFD = 2 + len(cmd.ExtraFiles)
 	}
+	if cmd.Env != nil { // nil: the helper's own, which no request set
+		cmd.Env, s.w.Loader = splitLoader(cmd.Env)
+	}
 	plan, _ := json.Marshal(s.w) // plain strings and ints: it cannot fail
 	cmd.Path = "/proc/self/exe"
 	cmd.Args = append([]string{"termhelper", Command, string(plan), "--"}, s.argv...)
