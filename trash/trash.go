@@ -182,6 +182,14 @@ func size(p string) int64 {
 // with ErrOutside for a path outside root or through a link, and with
 // ErrExists when anything is at that path.
 func Restore(trashDir, root, id string) (Entry, error) {
+	return RestoreUnless(trashDir, root, id, nil)
+}
+
+// RestoreUnless is Restore, refusing with ErrOutside also an entry whose
+// path (cleaned, inside root) refuse reports; nil refuses nothing. The
+// path is checked as it is read for the restore itself, so a command
+// cannot change the entry between the check and the move.
+func RestoreUnless(trashDir, root, id string, refuse func(path string) bool) (Entry, error) {
 	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
 		return Entry{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
@@ -192,6 +200,9 @@ func Restore(trashDir, root, id string) (Entry, error) {
 	rel, err := below(root, e.Path)
 	if err != nil {
 		return e, err
+	}
+	if refuse != nil && refuse(filepath.Join(root, rel)) {
+		return e, fmt.Errorf("%w: %s is a protected path", ErrOutside, filepath.Join(root, rel))
 	}
 	if err := restoreBelow(filepath.Join(trashDir, id), root, rel); err != nil {
 		return e, err
