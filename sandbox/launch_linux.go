@@ -65,7 +65,7 @@ func launchNamespaces(m machine) uintptr {
 	case "none":
 		return 0
 	case "user":
-		return unix.CLONE_NEWUSER | unix.CLONE_NEWNS
+		return unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
 	}
 	return m.nsFlags
 }
