@@ -91,6 +91,15 @@ var secretPlaces = []place{
 	{"Library/Application Support/Arc", "", "Arc profiles (macOS)"},
 	{"Library/Safari", "", "Safari data"},
 	{"Library/Cookies", "", "macOS cookies"},
+	{".claude/.credentials.json", "", "Claude Code's login"},
+	{".claude.json", "", "Claude Code's state: its account, MCP servers and their keys"},
+	{".codex/auth.json", "", "Codex CLI's login"},
+	{".gemini/oauth_creds.json", "", "Gemini CLI's login"},
+	{"$XDG_CONFIG_HOME/github-copilot", "", "GitHub Copilot's tokens"},
+	{"$XDG_CONFIG_HOME/Claude/claude_desktop_config.json", "", "Claude Desktop's MCP servers and their keys"},
+	{"Library/Application Support/Claude/claude_desktop_config.json", "", "Claude Desktop's MCP servers and their keys (macOS)"},
+	{".cursor/mcp.json", "", "Cursor's MCP servers and their keys"},
+	{".codeium/windsurf/mcp_config.json", "", "Windsurf's MCP servers and their keys"},
 	// Sockets that hand out keys or the machine: an agent signs with the
 	// user's keys; a container engine's socket runs containers that mount
 	// anything.
