@@ -201,6 +201,9 @@ func ProtectedPaths(root, home string, getenv func(string) string) []string {
 // refs there, so they are writable like the root.
 func GitDirs(root string) []string {
 	gitDir, common := gitDirs(root)
+	if gitDir != filepath.Join(root, ".git") && !linkedBack(root, gitDir, common) {
+		return nil
+	}
 	var out []string
 	for _, d := range []string{gitDir, common} {
 		if d != "" && !isUnder(d, root) && !slices.Contains(out, d) {

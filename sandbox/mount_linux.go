@@ -124,8 +124,11 @@ func mountPlan(p Plan, writable []string) error {
 // skipped, except a folder (named with a final slash), which is made so
 // that nothing can be planted in it.
 func protect(path string, writable []string, pinned map[string]bool) error {
-	if strings.HasSuffix(path, "/") {
-		if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
+	if strings.HasSuffix(path, "/") && within(filepath.Dir(filepath.Clean(path)), writable) != "" {
+		// Made where the command could make it, so that it cannot; a
+		// parent that is no folder (a .git file) holds none.
+		err := os.Mkdir(path, 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, unix.ENOTDIR) {
 			return fmt.Errorf("making %s: %w", path, err)
 		}
 	}
