@@ -140,7 +140,7 @@ func (rs *ruleset) restrict(abi int) error {
 func (rs *ruleset) readAround(secret []string, abi int) error {
 	hidden, onPath := map[string]bool{}, map[string]bool{}
 	for _, p := range secret {
-		real, err := filepath.EvalSymlinks(p)
+		real, err := realPath(p)
 		if err != nil {
 			continue // nothing there: nothing to read
 		}
