@@ -75,6 +75,28 @@ func (p *Policy) winAbs(t string) string {
 	return joinPath(p.root, t)
 }
 
+// recursiveReads judges an allowed program of the sh tables that walks
+// folders (rg, grep -r, find) as the sh rules do: a folder that holds a
+// protected path, a link out it follows or a secret it prints is asked
+// about, whatever shell started the program.
+func (w *winJudge) recursiveReads(c winCmd, command string) {
+	ws := plainWords(c)
+	var ra readArgs
+	if spec, ok := readers[c.name]; ok {
+		ra = spec.parse(ws[1:])
+	} else if c.name == "find" {
+		ra = findReads(ws[1:])
+	}
+	if !ra.recursive {
+		return
+	}
+	for _, pw := range ra.paths {
+		w.p.walkReasons(w.p.winAbs(winPath(pw.text)), false, ra, func(class askClass, why string) {
+			w.r.note(class, pw.raw, command, why)
+		})
+	}
+}
+
 // optionWrites applies the allow list's option checks (env running a
 // command, find -delete, tree -o) to one plain command of a Windows line,
 // as the sh rules do.
