@@ -59,7 +59,7 @@ func (w *winJudge) coarse(command string, line winLine) {
 		c := line.pipes[0][0]
 		if builtinsAllowed[c.name] || w.p.onAllowListPlain(c) {
 			w.p.nonPOSIXReads(w.r, command, c.words[1:])
-			w.recursiveReads(c, command)
+			w.tableReads(c, command)
 			w.optionWrites(c, command)
 			return
 		}

@@ -75,11 +75,12 @@ func (p *Policy) winAbs(t string) string {
 	return joinPath(p.root, t)
 }
 
-// recursiveReads judges an allowed program of the sh tables that walks
-// folders (rg, grep -r, find) as the sh rules do: a folder that holds a
-// protected path, a link out it follows or a secret it prints is asked
-// about, whatever shell started the program.
-func (w *winJudge) recursiveReads(c winCmd, command string) {
+// tableReads judges an allowed program of the sh tables (grep, rg, wc,
+// find, ...) by those tables, whatever shell started it: the files its
+// options read (grep --file=F, grep -fF, wc --files0-from=F) as the
+// words it reads, and the folders it walks (rg --hidden, grep -r) for a
+// protected path, a link out it follows or a secret it prints.
+func (w *winJudge) tableReads(c winCmd, command string) {
 	ws := plainWords(c)
 	var ra readArgs
 	if spec, ok := readers[c.name]; ok {
@@ -87,12 +88,18 @@ func (w *winJudge) recursiveReads(c winCmd, command string) {
 	} else if c.name == "find" {
 		ra = findReads(ws[1:])
 	}
-	if !ra.recursive {
-		return
-	}
 	for _, pw := range ra.paths {
-		w.p.walkReasons(w.p.winAbs(winPath(pw.text)), false, ra, func(class askClass, why string) {
-			w.r.note(class, pw.raw, command, why)
+		for _, t := range winReadWords(pw.text) { // not tree's /f
+			w.tableRead(pw.raw, t, command, ra)
+		}
+	}
+}
+
+func (w *winJudge) tableRead(part, t, command string, ra readArgs) {
+	w.p.winRead(w.r, command, part, t)
+	if ra.recursive {
+		w.p.walkReasons(w.p.winAbs(t), false, ra, func(class askClass, why string) {
+			w.r.note(class, part, command, why)
 		})
 	}
 }
