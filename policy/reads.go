@@ -245,18 +245,28 @@ func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 	if !how.recursive || class == askSecret {
 		return
 	}
-	if held := a.p.readProtect.under(abs); held != "" {
-		a.askSecret(part, in, "reads everything in "+abs+", which holds a protected path: "+held)
+	a.p.walkReasons(abs, w.glob, how, func(class askClass, why string) {
+		a.r.note(class, part, in, a.withWhere(why))
+	})
+}
+
+// walkReasons gives note each reason a recursive read from abs (a glob
+// when glob) needs approval: the folder holds a protected path, a link
+// out of the root that the read follows, or a secret file whose content
+// it prints.
+func (p *Policy) walkReasons(abs string, glob bool, how readArgs, note func(askClass, string)) {
+	if held := p.readProtect.under(abs); held != "" {
+		note(askSecret, "reads everything in "+abs+", which holds a protected path: "+held)
 		return
 	}
 	if how.follow {
-		if why, class := a.p.linksOut(globDir(abs, w.glob)); why != "" {
-			a.r.note(class, part, in, a.withWhere(why))
+		if why, class := p.linksOut(globDir(abs, glob)); why != "" {
+			note(class, why)
 		}
 	}
 	if how.content {
-		if why, class := a.p.secretInside(globDir(abs, w.glob), how.filter); why != "" {
-			a.r.note(class, part, in, a.withWhere(why))
+		if why, class := p.secretInside(globDir(abs, glob), how.filter); why != "" {
+			note(class, why)
 		}
 	}
 }

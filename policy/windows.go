@@ -58,6 +58,7 @@ func (w *winJudge) coarse(command string, line winLine) {
 		c := line.pipes[0][0]
 		if builtinsAllowed[c.name] || w.p.onAllowListPlain(c) {
 			w.p.nonPOSIXReads(w.r, command, c.words[1:])
+			w.tableReads(c, command)
 			w.optionWrites(c, command)
 			return
 		}
