@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,8 +19,8 @@ import (
 // was measured under: the boot, the kernel, the user, this very binary,
 // its namespaces and seccomp state, and the sysctls that govern user
 // namespaces (AppArmor's can change without a reboot). A kept yes is
-// checked again by a real probe in the background, which repairs the
-// file for the next start. Nothing in the file can widen what a command
+// checked again by a real probe in the background, once the start is
+// over, which repairs the file for the next start. Nothing in the file can widen what a command
 // may do: a stale or forged yes makes every trampoline fail closed (it
 // refuses to run a command outside a mount namespace of its own), and a
 // no, which would leave the secret places to Landlock alone, is never
@@ -49,11 +50,16 @@ func cachedNamespaces() (uintptr, string) {
 		return namespaces()
 	}
 	if flags, ok := loadProbe(path, key); ok {
-		go reprobe(path, key)
+		time.AfterFunc(recheckAfter, func() { reprobe(path, key) })
 		return flags, ""
 	}
 	return reprobe(path, key)
 }
+
+// recheckAfter is how long after the start a kept answer is checked
+// again: the probe's child would otherwise compete for the processor
+// with the helper's start and its first commands.
+var recheckAfter = 2 * time.Second
 
 // reprobe measures and keeps the answer (or removes a kept one that no
 // longer holds).

@@ -93,6 +93,9 @@ func TestTheProbeKeepsItsAnswer(t *testing.T) {
 func TestAKeptAnswerIsUsedAndCheckedAgain(t *testing.T) {
 	path, real, other := probeCacheWorld(t)
 	needOther(t, other)
+	old := recheckAfter
+	recheckAfter = 0
+	t.Cleanup(func() { recheckAfter = old })
 	plant(t, path, probeEntry{Key: probeKey(), Flags: other}, 0o600)
 	if flags, _ := cachedNamespaces(); flags != other {
 		t.Fatalf("a kept answer under the current key was not used: %#x", flags)
