@@ -3,7 +3,6 @@ package policy
 import (
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -79,7 +78,7 @@ func (s readSpec) operands(ops []word, st optState) []word {
 }
 
 // awkAssign is an awk operand that sets a variable rather than naming a file.
-var awkAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var awkAssign = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // flag notes what an option without a value says.
 // An abbreviated long option counts (grep --recur): asking more is
@@ -205,7 +204,7 @@ func findReads(ws []word) readArgs {
 }
 
 // readDevices can be read without reading anything a person keeps.
-var readDevices = regexp.MustCompile(`^/dev/(null|zero|stdin|tty|fd/[0-9]+|full|random|urandom)$`)
+var readDevices = lazyRegexp(`^/dev/(null|zero|stdin|tty|fd/[0-9]+|full|random|urandom)$`)
 
 // readPath asks about one path a command reads (part names it in the
 // reason). A loop variable stands for each of the loop's words.

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"encoding/base64"
-	"regexp"
 	"strings"
 	"unicode/utf16"
 )
@@ -583,7 +582,7 @@ func readsCode(c winCmd) bool {
 }
 
 // winVarRef finds $env:NAME, ${env:NAME}, %NAME% and env:NAME.
-var winVarRef = regexp.MustCompile(`(?i)(?:\$\{?env:|%|\benv:)([A-Za-z_][A-Za-z0-9_]*)`)
+var winVarRef = lazyRegexp(`(?i)(?:\$\{?env:|%|\benv:)([A-Za-z_][A-Za-z0-9_]*)`)
 
 // secretVars asks about reading a secret variable's value.
 func (w *winJudge) secretVars(command string) {
@@ -607,7 +606,7 @@ func (w *winJudge) broad(t string) (targetKind, string) {
 
 // devicePath is a path through the device namespace (\\?\C:\, \\.\C:\) or
 // a drive's administrative share (\\localhost\C$\), which name C:\ too.
-var devicePath = regexp.MustCompile(`^//(?:[?.]|localhost|127\.0\.0\.1)/(?:unc/)?([a-z])[:$]`)
+var devicePath = lazyRegexp(`^//(?:[?.]|localhost|127\.0\.0\.1)/(?:unc/)?([a-z])[:$]`)
 
 // expand turns Windows' names for places into paths: ~, $HOME,
 // $env:USERPROFILE, %USERPROFILE%, the system drive and folders, $PWD.
