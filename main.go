@@ -38,6 +38,11 @@ import (
 var versionFile string
 
 func main() {
+	// The sandbox's trampoline runs before each confined command: it
+	// needs none of what follows, so it starts before any of it.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.Command {
+		os.Exit(sandbox.Serve(os.Args[2:]))
+	}
 	version.Default(versionFile)
 	// When the host is gone, a write to stdout must fail with EPIPE for the
 	// server to act on (end every tree, then exit), not kill the helper by
@@ -50,9 +55,6 @@ func main() {
 func run(args []string) int {
 	if len(args) > 0 && args[0] == platform.LoginEnvCommand {
 		return platform.ServeLoginEnv(args[1:])
-	}
-	if len(args) > 0 && args[0] == sandbox.Command {
-		return sandbox.Serve(args[1:])
 	}
 	inv, err := parseArgs(args)
 	var ue *usageError

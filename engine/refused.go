@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 
@@ -96,10 +96,10 @@ func pathsIn(line string, mark int, home string) []string {
 	add := func(s string, at int) {
 		s = strings.Trim(s, " \t:,;()[]{}'\"`‘’“”")
 		if strings.HasPrefix(s, "~/") && home != "" {
-			s = filepath.Join(home, s[2:])
+			s = path.Join(home, s[2:])
 		}
 		if strings.HasPrefix(s, "/") {
-			all = append(all, found{filepath.Clean(s), abs(at - mark)})
+			all = append(all, found{path.Clean(s), abs(at - mark)})
 		}
 	}
 	for _, q := range quotes {

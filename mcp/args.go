@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,8 +40,10 @@ func (f *front) checkCall(next sdk.MethodHandler) sdk.MethodHandler {
 // errUsage is a call whose arguments fit no shape.
 var errUsage = fmt.Errorf(`give "command" to run, "session_id" with one of input, until, screen or kill, or "list": true`)
 
-// argSchema is the derived schema the checks read.
-var argSchema = inputSchema()
+// argSchema is the derived schema the checks read, derived at the first
+// check: at package initialisation every process the binary starts would
+// pay for it, the sandbox's trampoline before each command included.
+var argSchema = sync.OnceValue(inputSchema)
 
 // checkArguments reads the arguments, naming an unknown or mistyped one.
 func checkArguments(raw json.RawMessage) (map[string]json.RawMessage, error) {
@@ -56,7 +59,7 @@ func checkArguments(raw json.RawMessage) (map[string]json.RawMessage, error) {
 			delete(args, name)
 			continue
 		}
-		p, ok := argSchema.Properties[name]
+		p, ok := argSchema().Properties[name]
 		if !ok {
 			return args, fmt.Errorf("unknown argument %q: the arguments are %s", name, strings.Join(argNamesSorted(), ", "))
 		}
@@ -68,8 +71,8 @@ func checkArguments(raw json.RawMessage) (map[string]json.RawMessage, error) {
 }
 
 func argNamesSorted() []string {
-	names := make([]string, 0, len(argSchema.Properties))
-	for n := range argSchema.Properties {
+	names := make([]string, 0, len(argSchema().Properties))
+	for n := range argSchema().Properties {
 		names = append(names, n)
 	}
 	sort.Strings(names)

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"errors"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -123,7 +122,7 @@ func (a *analyzer) readings(src string) []reading {
 }
 
 // plainLine is read alike by every shell: words of plain characters.
-var plainLine = regexp.MustCompile(`^[A-Za-z0-9 \t._/=:,@+%-]*$`)
+var plainLine = lazyRegexp(`^[A-Za-z0-9 \t._/=:,@+%-]*$`)
 
 // parsedLines parses the whole lines before the one where parsing src
 // failed: a shell runs each line as it reads it, so what comes before a
@@ -185,7 +184,7 @@ func shape(f *syntax.File) []uint {
 
 // zshQualifier finds a zsh glob qualifier: *(e:'code':) and *(+fn) run
 // code for every file the glob matches.
-var zshQualifier = regexp.MustCompile(`[*?\]]\)?\(`)
+var zshQualifier = lazyRegexp(`[*?\]]\)?\(`)
 
 // zshWords asks about glob qualifiers in a zsh reading.
 func (a *analyzer) zshWords(c cmd) {

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/termhelper/termhelper/config"
@@ -398,7 +397,7 @@ func (pr *protector) elemMatch(pat, elem string) bool {
 
 // shortName is a Windows 8.3 name made for a longer one: up to six
 // characters, ~ and a number, and up to three of the extension.
-var shortName = regexp.MustCompile(`(?i)^([^~./]{1,6})~[0-9]+(?:\.([^.]{1,3}))?$`)
+var shortName = lazyRegexp(`(?i)^([^~./]{1,6})~[0-9]+(?:\.([^.]{1,3}))?$`)
 
 // shortGlobs are patterns matching the long names a short 8.3 name may
 // stand for: its characters start the name and the extension, and a

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -243,7 +242,7 @@ var makeVars = map[string]bool{"SHELL": true, ".SHELLFLAGS": true, "MAKESHELL": 
 
 // plainValue is a variable's value that cannot be a command: a word,
 // number, path or list of them (CC=clang, PREFIX=/usr/local).
-var plainValue = regexp.MustCompile(`^[A-Za-z0-9._+,:/@%=-]*$`)
+var plainValue = lazyRegexp(`^[A-Za-z0-9._+,:/@%=-]*$`)
 
 // makeWrites: an entry for make trusts the repository's own Makefile;
 // --eval, another makefile, a variable that changes the shell, or one
@@ -285,7 +284,7 @@ func npmWrites(c cmd) (string, string) {
 
 // jqEnv finds jq's environment: $ENV and env, and the name after them
 // when it is given literally ($ENV.HOME, env["HOME"]).
-var jqEnv = regexp.MustCompile(`(?:\$ENV|(?:^|[^.\w$])env)\b(?:\s*(?:\.\s*"?|\[\s*")([A-Za-z_][A-Za-z0-9_]*))?`)
+var jqEnv = lazyRegexp(`(?:\$ENV|(?:^|[^.\w$])env)\b(?:\s*(?:\.\s*"?|\[\s*")([A-Za-z_][A-Za-z0-9_]*))?`)
 
 // jqRule asks about a jq program that reads the environment in a way
 // masking cannot follow: a secret variable (env.API_KEY[0:4]), or every

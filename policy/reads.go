@@ -3,7 +3,6 @@ package policy
 import (
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -79,7 +78,7 @@ func (s readSpec) operands(ops []word, st optState) []word {
 }
 
 // awkAssign is an awk operand that sets a variable rather than naming a file.
-var awkAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var awkAssign = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // flag notes what an option without a value says.
 // An abbreviated long option counts (grep --recur): asking more is
@@ -205,7 +204,7 @@ func findReads(ws []word) readArgs {
 }
 
 // readDevices can be read without reading anything a person keeps.
-var readDevices = regexp.MustCompile(`^/dev/(null|zero|stdin|tty|fd/[0-9]+|full|random|urandom)$`)
+var readDevices = lazyRegexp(`^/dev/(null|zero|stdin|tty|fd/[0-9]+|full|random|urandom)$`)
 
 // readPath asks about one path a command reads (part names it in the
 // reason). A loop variable stands for each of the loop's words.
@@ -246,18 +245,28 @@ func (a *analyzer) readPath(w word, part, in string, how readArgs) {
 	if !how.recursive || class == askSecret {
 		return
 	}
-	if held := a.p.readProtect.under(abs); held != "" {
-		a.askSecret(part, in, "reads everything in "+abs+", which holds a protected path: "+held)
+	a.p.walkReasons(abs, w.glob, how, func(class askClass, why string) {
+		a.r.note(class, part, in, a.withWhere(why))
+	})
+}
+
+// walkReasons gives note each reason a recursive read from abs (a glob
+// when glob) needs approval: the folder holds a protected path, a link
+// out of the root that the read follows, or a secret file whose content
+// it prints.
+func (p *Policy) walkReasons(abs string, glob bool, how readArgs, note func(askClass, string)) {
+	if held := p.readProtect.under(abs); held != "" {
+		note(askSecret, "reads everything in "+abs+", which holds a protected path: "+held)
 		return
 	}
 	if how.follow {
-		if why, class := a.p.linksOut(globDir(abs, w.glob)); why != "" {
-			a.r.note(class, part, in, a.withWhere(why))
+		if why, class := p.linksOut(globDir(abs, glob)); why != "" {
+			note(class, why)
 		}
 	}
 	if how.content {
-		if why, class := a.p.secretInside(globDir(abs, w.glob), how.filter); why != "" {
-			a.r.note(class, part, in, a.withWhere(why))
+		if why, class := p.secretInside(globDir(abs, glob), how.filter); why != "" {
+			note(class, why)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -33,9 +32,9 @@ func (a *analyzer) redirect(s *syntax.Stmt, r *syntax.Redirect) {
 }
 
 // quietDevices can be written without writing anything that lasts.
-var quietDevices = regexp.MustCompile(`^/dev/(null|zero|stdout|stderr|tty|fd/[0-9]+|full|random|urandom)$`)
+var quietDevices = lazyRegexp(`^/dev/(null|zero|stdout|stderr|tty|fd/[0-9]+|full|random|urandom)$`)
 
-var blockDevice = regexp.MustCompile(`^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|sr|disk|rdisk|mapper/|block/|root$|mem$|kmem$|port$|fb)`)
+var blockDevice = lazyRegexp(`^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|sr|disk|rdisk|mapper/|block/|root$|mem$|kmem$|port$|fb)`)
 
 // isBlockDevice reports a disk by its name, or a path that is one (or a
 // link to one) when the line is judged: /dev/block/8:0, a repository's
@@ -49,7 +48,7 @@ func isBlockDevice(p string) bool {
 }
 
 // powerFiles stop, suspend or restart the machine when written to.
-var powerFiles = regexp.MustCompile(`^/(proc/sysrq-trigger|sys/power/(state|disk))$`)
+var powerFiles = lazyRegexp(`^/(proc/sysrq-trigger|sys/power/(state|disk))$`)
 
 // writeTarget judges a path something writes to. plain says whether writing
 // an ordinary file is worth an ask by itself (redirections; commands that

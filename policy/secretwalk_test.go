@@ -72,6 +72,29 @@ func TestRecursiveReadSkipsHidden(t *testing.T) {
 	}
 }
 
+// TestRecursiveReadsUnderPowerShell: rg, ag, grep -r and find started by
+// PowerShell or cmd walk the same folders as under sh, and options read
+// the same files (grep --file, wc --files0-from), printing the same .env:
+// the Windows judge asks the same.
+func TestRecursiveReadsUnderPowerShell(t *testing.T) {
+	root := secretRoot(t)
+	for shell, name := range map[string]string{"": "PowerShell", "cmd": "cmd"} {
+		cfg := config.Default()
+		cfg.Shell = shell
+		cfg.Policy.Allow = append(cfg.Policy.Allow, "rg", "ag")
+		p := newFor("windows", cfg, root, nil)
+		for line, want := range map[string]Decision{"rg s3cr3t": Allow, "rg --hidden s3cr3t": Ask, "rg -uu s3cr3t": Ask,
+			"ag --hidden s3cr3t": Ask, "grep -r s3cr3t .": Ask, "grep -r s3cr3t src": Allow,
+			"rg.exe --hidden s3cr3t": Ask, "grep -r --exclude=.env s3cr3t .": Allow,
+			"grep --file=.env x": Ask, "grep -f.env x": Ask, "wc --files0-from=.env": Ask,
+			"grep --file=~/.ssh/id_rsa x": Ask, "wc -l README.md": Allow} {
+			if v := p.Check(line, true); v.Decision != want {
+				t.Errorf("%s: %q: %+v, want %s", name, line, v, want)
+			}
+		}
+	}
+}
+
 // TestFindExecReadsWhatItFinds: with nothing narrowing what find finds,
 // {} stands for every file under the start path, .env too: run to show it,
 // and a read of a secret even in a sandbox, which lets find -exec run.

@@ -102,6 +102,10 @@ func TestCommandTable(t *testing.T) {
 		t.Fatalf("the table has %d command lines, want at least 150", len(cases))
 	}
 	for _, c := range cases {
+		if strings.Contains(c.command, "~root") && userHome("root") == "" {
+			t.Logf("commands.txt:%d: skipped: no user root here (Windows), so ~root names no home folder", c.line)
+			continue
+		}
 		v := p.Check(c.command, true)
 		if v.Decision != c.decisions[0] {
 			t.Errorf("commands.txt:%d: %q: got %s %q, want %s", c.line, c.command, v.Decision, v.Reasons, c.decisions[0])

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -61,7 +60,7 @@ func denyWords(why string, prefixes ...string) winRule {
 // codeString finds PowerShell code given as a string to what runs it:
 // iex 'code', Invoke-Expression -Command "code", [ScriptBlock]::Create('code'),
 // Invoke-Command -ScriptBlock ([scriptblock]::Create("code")).
-var codeString = regexp.MustCompile(`(?i)(?:\[scriptblock\]::create|\biex|\binvoke-expression(?:\s+-c\w*)?)\s*\(?\s*(?:'([^']*)'|"([^"]*)")`)
+var codeString = lazyRegexp(`(?i)(?:\[scriptblock\]::create|\biex|\binvoke-expression(?:\s+-c\w*)?)\s*\(?\s*(?:'([^']*)'|"([^"]*)")`)
 
 // codeInStrings judges the code such strings hold as PowerShell lines.
 func (w *winJudge) codeInStrings(command string) {
@@ -76,7 +75,7 @@ func (w *winJudge) codeInStrings(command string) {
 // dotNetWrite finds .NET's file and folder methods given a literal path:
 // [IO.File]::WriteAllText('.git\hooks\pre-commit', ...), the second path
 // of Copy and Move.
-var dotNetWrite = regexp.MustCompile(`(?i)\[(?:system\.)?io\.(?:file|directory)\]::(\w+)\s*\(\s*['"]([^'"]*)['"](?:\s*,\s*['"]([^'"]*)['"])?`)
+var dotNetWrite = lazyRegexp(`(?i)\[(?:system\.)?io\.(?:file|directory)\]::(\w+)\s*\(\s*['"]([^'"]*)['"](?:\s*,\s*['"]([^'"]*)['"])?`)
 
 // dotNetWrites denies those that write, delete or move a protected path.
 func (w *winJudge) dotNetWrites(command string) {

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"encoding/base64"
-	"regexp"
 	"strings"
 	"unicode/utf16"
 )
@@ -59,6 +58,7 @@ func (w *winJudge) coarse(command string, line winLine) {
 		c := line.pipes[0][0]
 		if builtinsAllowed[c.name] || w.p.onAllowListPlain(c) {
 			w.p.nonPOSIXReads(w.r, command, c.words[1:])
+			w.tableReads(c, command)
 			w.optionWrites(c, command)
 			return
 		}
@@ -582,7 +582,7 @@ func readsCode(c winCmd) bool {
 }
 
 // winVarRef finds $env:NAME, ${env:NAME}, %NAME% and env:NAME.
-var winVarRef = regexp.MustCompile(`(?i)(?:\$\{?env:|%|\benv:)([A-Za-z_][A-Za-z0-9_]*)`)
+var winVarRef = lazyRegexp(`(?i)(?:\$\{?env:|%|\benv:)([A-Za-z_][A-Za-z0-9_]*)`)
 
 // secretVars asks about reading a secret variable's value.
 func (w *winJudge) secretVars(command string) {
@@ -606,7 +606,7 @@ func (w *winJudge) broad(t string) (targetKind, string) {
 
 // devicePath is a path through the device namespace (\\?\C:\, \\.\C:\) or
 // a drive's administrative share (\\localhost\C$\), which name C:\ too.
-var devicePath = regexp.MustCompile(`^//(?:[?.]|localhost|127\.0\.0\.1)/(?:unc/)?([a-z])[:$]`)
+var devicePath = lazyRegexp(`^//(?:[?.]|localhost|127\.0\.0\.1)/(?:unc/)?([a-z])[:$]`)
 
 // expand turns Windows' names for places into paths: ~, $HOME,
 // $env:USERPROFILE, %USERPROFILE%, the system drive and folders, $PWD.

@@ -75,6 +75,35 @@ func (p *Policy) winAbs(t string) string {
 	return joinPath(p.root, t)
 }
 
+// tableReads judges an allowed program of the sh tables (grep, rg, wc,
+// find, ...) by those tables, whatever shell started it: the files its
+// options read (grep --file=F, grep -fF, wc --files0-from=F) as the
+// words it reads, and the folders it walks (rg --hidden, grep -r) for a
+// protected path, a link out it follows or a secret it prints.
+func (w *winJudge) tableReads(c winCmd, command string) {
+	ws := plainWords(c)
+	var ra readArgs
+	if spec, ok := readers[c.name]; ok {
+		ra = spec.parse(ws[1:])
+	} else if c.name == "find" {
+		ra = findReads(ws[1:])
+	}
+	for _, pw := range ra.paths {
+		for _, t := range winReadWords(pw.text) { // not tree's /f
+			w.tableRead(pw.raw, t, command, ra)
+		}
+	}
+}
+
+func (w *winJudge) tableRead(part, t, command string, ra readArgs) {
+	w.p.winRead(w.r, command, part, t)
+	if ra.recursive {
+		w.p.walkReasons(w.p.winAbs(t), false, ra, func(class askClass, why string) {
+			w.r.note(class, part, command, why)
+		})
+	}
+}
+
 // optionWrites applies the allow list's option checks (env running a
 // command, find -delete, tree -o) to one plain command of a Windows line,
 // as the sh rules do.

@@ -5,18 +5,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
-// Landlock through go-landlock: a Config of every access right this
-// kernel's ABI knows (so everything is denied that a rule does not grant),
-// the scopes from ABI 6, and one rule per path. The right to move files
-// between folders is asked for only where the ABI has it: go-landlock's
-// best effort would otherwise drop Landlock altogether on ABI 1.
+// Landlock through go-landlock's system calls: a ruleset handling every
+// access right this kernel's ABI knows (so everything is denied that a
+// rule does not grant), the scopes from ABI 6, and one rule per path.
+// Only rights the ABI has are asked for, so the kernel takes the ruleset
+// as it is: there is nothing to downgrade.
 
 const (
 	readRights = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir |
@@ -63,14 +61,13 @@ var devices = []string{
 	"/dev/tty", "/dev/ptmx", "/dev/pts",
 }
 
-// ruleset collects the rules before the restriction. Each rule names the
-// very file that was opened and checked (/proc/self/fd/N, held open until
-// the restriction), so that nothing swapped in between (a link, in a
-// folder another user may write) is granted instead.
+// ruleset collects the rules before the restriction. Each rule holds the
+// very file that was opened and checked (its descriptor, open until the
+// restriction), so that nothing swapped in between (a link, in a folder
+// another user may write) is granted instead.
 type ruleset struct {
 	handled uint64
-	rules   []landlock.Rule
-	fds     []int
+	rules   []ll.PathBeneathAttr
 }
 
 // allow grants access to everything under path (or to the file itself).
@@ -99,15 +96,38 @@ func (rs *ruleset) add(path string, access uint64, flags int) error {
 		unix.Close(fd)
 		return nil
 	}
-	rs.fds = append(rs.fds, fd)
-	rs.rules = append(rs.rules, landlock.PathAccess(landlock.AccessFSSet(access), "/proc/self/fd/"+strconv.Itoa(fd)))
+	rs.rules = append(rs.rules, ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd})
 	return nil
 }
 
 func (rs *ruleset) close() {
-	for _, fd := range rs.fds {
-		unix.Close(fd)
+	for _, r := range rs.rules {
+		unix.Close(r.ParentFd)
 	}
+}
+
+// restrict enforces the rules, and no_new_privs, on the calling thread
+// alone: the trampoline is locked to the thread that executes the
+// command, whose credentials are the ones execve keeps (the process's
+// other threads end with it). Enforcing them on every thread, as
+// go-landlock does, costs a signal and a wait for each and confines
+// nothing more.
+func (rs *ruleset) restrict(abi int) error {
+	attr := ll.RulesetAttr{HandledAccessFS: rs.handled, Scoped: scopes(abi)}
+	fd, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return fmt.Errorf("creating the Landlock ruleset: %w", err)
+	}
+	defer unix.Close(fd)
+	for i := range rs.rules {
+		if err := ll.LandlockAddPathBeneathRule(fd, &rs.rules[i], 0); err != nil {
+			return fmt.Errorf("adding a Landlock rule: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	return ll.LandlockRestrictSelf(fd, 0)
 }
 
 // readAround grants reads on everything but the secret places: Landlock
@@ -120,7 +140,7 @@ func (rs *ruleset) close() {
 func (rs *ruleset) readAround(secret []string, abi int) error {
 	hidden, onPath := map[string]bool{}, map[string]bool{}
 	for _, p := range secret {
-		real, err := filepath.EvalSymlinks(p)
+		real, err := realPath(p)
 		if err != nil {
 			continue // nothing there: nothing to read
 		}
@@ -188,20 +208,8 @@ func restrictFiles(p Plan, writable []string, abi int, namespaces bool) error {
 		rs.allow(d, deviceRights) // a device this system lacks is no loss
 	}
 	rs.allow("/dev/shm", readRights|writeRights)
-	cfg, err := landlockConfig(abi)
-	if err != nil {
-		return err
-	}
-	if err := cfg.Restrict(rs.rules...); err != nil {
+	if err := rs.restrict(abi); err != nil {
 		return fmt.Errorf("restricting with Landlock: %w", err)
 	}
 	return nil
-}
-
-func landlockConfig(abi int) (landlock.Config, error) {
-	cfg, err := landlock.NewConfig(landlock.AccessFSSet(handledFS(abi)), landlock.ScopedSet(scopes(abi)))
-	if err != nil {
-		return landlock.Config{}, fmt.Errorf("the Landlock configuration: %w", err)
-	}
-	return cfg.BestEffort(), nil
 }

@@ -20,7 +20,16 @@ func TestMain(m *testing.M) {
 	// A race-enabled binary sleeps a second at exit by default; the
 	// children here are this binary, and many exit.
 	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" "+noExitSleep))
-	os.Exit(m.Run())
+	// The probe keeps its answer in the user's cache folder: the tests'
+	// is their own.
+	cache, err := os.MkdirTemp("", "sandbox-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 const noExitSleep = "atexit_sleep_ms=0"

@@ -132,7 +132,7 @@ func protect(path string, writable []string, pinned map[string]bool) error {
 			return fmt.Errorf("making %s: %w", path, err)
 		}
 	}
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realPath(path)
 	if err != nil || within(real, writable) == "" {
 		return nil
 	}
@@ -166,7 +166,7 @@ func pinAbove(path string, writable []string, pinned map[string]bool) error {
 // temporary folder is refused: hiding it would hide the command's own
 // work.
 func hideReal(path string, p Plan, writable []string, pinned map[string]bool) error {
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realPath(path)
 	if err != nil {
 		return nil
 	}

@@ -36,7 +36,7 @@ func measure() machine {
 		m.abi, m.noLandlock = 0, why
 	}
 	if m.abi > 0 {
-		m.nsFlags, m.noNS = namespaces()
+		m.nsFlags, m.noNS = cachedNamespaces()
 		m.netOK, m.noNet = networkSupport()
 	}
 	return m

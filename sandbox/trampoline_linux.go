@@ -116,7 +116,7 @@ func writablePlaces(p Plan) ([]string, error) {
 		out = append(out, real)
 	}
 	for _, path := range optional {
-		if real, err := filepath.EvalSymlinks(path); err == nil {
+		if real, err := realPath(path); err == nil {
 			out = append(out, real)
 		}
 	}
