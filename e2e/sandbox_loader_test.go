@@ -46,3 +46,34 @@ func requireDynamicBinary(t *testing.T) {
 	}
 	t.Skip("the built termhelper is static (no cgo here): the dynamic loader never starts it")
 }
+
+// TestSandboxCommandCannotDisownItsTempDir: the owner file in the helper's
+// temporary folder tells a later helper whether the folder's helper is
+// gone. A command writes in that folder; were the file its to rewrite
+// (a pid that has ended), the next helper would remove the live one's
+// folder and every command of the first would fail to start.
+func TestSandboxCommandCannotDisownItsTempDir(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	s := startConfined(t, "ndjson", withEnv("TMPDIR="+tmp))
+	if s.status.Backend != "landlock+namespaces" {
+		t.Skipf("without namespaces a file inside a writable place cannot be kept read-only (%s)", s.status.Backend)
+	}
+	dir := lastLine(s.c.exec(map[string]any{"command": `echo "$TMPDIR"`}).Output)
+	owner := filepath.Join(dir, ".termhelper-pid")
+	before, err := os.ReadFile(owner)
+	must(t, err)
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	s.c.exec(map[string]any{"command": `printf '%s' "999999 ` + ns + `" > "$TMPDIR/.termhelper-pid"`})
+	next := start(t, "ndjson", s.root, nil, withEnv("HOME="+s.home, "TMPDIR="+tmp))
+	next.exec(map[string]any{"command": "true"})
+	next.stop()
+	if r := s.c.exec(map[string]any{"command": "echo still-runs"}); !strings.Contains(r.Output, "still-runs") {
+		t.Errorf("the first helper's commands no longer run: %q", r.Output)
+	}
+	s.c.exec(map[string]any{"command": `rm -f "$TMPDIR/.termhelper-pid"; mv "$TMPDIR/.termhelper-pid" "$TMPDIR/x"`})
+	after, err := os.ReadFile(owner)
+	if err != nil || string(after) != string(before) {
+		t.Errorf("the owner file was changed by a command: %q, %v (was %q)", after, err, before)
+	}
+}
