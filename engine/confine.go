@@ -101,6 +101,11 @@ func (e *Engine) plan(c confinement, home string, getenv func(string) string) sa
 	}
 	p.Writable = append(p.Writable, resolvePaths(sc.Writable, root, home)...)
 	p.Protect = append(p.Protect, resolvePaths(sc.Protect, root, home)...)
+	if p.TempDir != "" {
+		// The owner file says whether this helper is gone: a command
+		// rewriting it would have a later helper remove the live folder.
+		p.Protect = append(p.Protect, filepath.Join(p.TempDir, ownerFile))
+	}
 	p.Hide = append(p.Hide, resolvePaths(sc.Hide, root, home)...)
 	return p
 }

@@ -189,6 +189,7 @@ func readLoginEnv(ctx context.Context, shell string, timeout time.Duration) ([]s
 	out.max, errOut.max = 4<<20, 4<<10
 	cmd := exec.CommandContext(ctx, shell, loginShellArgs(shell, envScript(begin, end))...)
 	cmd.Env = append(withoutVar(os.Environ(), TagVar), LoginEnvResolvingVar+"=1")
+	cmd.Dir = loginDir()
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.SysProcAttr = detachedAttr()
 	cmd.Cancel = func() error {
@@ -220,6 +221,19 @@ const loginKillGrace = time.Second
 // fish and csh alike.
 func envScript(begin, end string) string {
 	return "printf '%s' '" + begin + "'; env -0; printf '%s' '" + end + "'"
+}
+
+// loginDir is where the login shell starts: the home folder (else /),
+// never the project, since rc files that source a file of the folder
+// they start in (dotenv, autoenv) would run one a confined command wrote,
+// outside the sandbox.
+func loginDir() string {
+	if home, err := os.UserHomeDir(); err == nil {
+		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
+			return home
+		}
+	}
+	return "/"
 }
 
 // loginShellArgs makes shell a login, interactive shell: interactive for

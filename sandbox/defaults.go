@@ -91,6 +91,15 @@ var secretPlaces = []place{
 	{"Library/Application Support/Arc", "", "Arc profiles (macOS)"},
 	{"Library/Safari", "", "Safari data"},
 	{"Library/Cookies", "", "macOS cookies"},
+	{".claude/.credentials.json", "", "Claude Code's login"},
+	{".claude.json", "", "Claude Code's state: its account, MCP servers and their keys"},
+	{".codex/auth.json", "", "Codex CLI's login"},
+	{".gemini/oauth_creds.json", "", "Gemini CLI's login"},
+	{"$XDG_CONFIG_HOME/github-copilot", "", "GitHub Copilot's tokens"},
+	{"$XDG_CONFIG_HOME/Claude/claude_desktop_config.json", "", "Claude Desktop's MCP servers and their keys"},
+	{"Library/Application Support/Claude/claude_desktop_config.json", "", "Claude Desktop's MCP servers and their keys (macOS)"},
+	{".cursor/mcp.json", "", "Cursor's MCP servers and their keys"},
+	{".codeium/windsurf/mcp_config.json", "", "Windsurf's MCP servers and their keys"},
 	// Sockets that hand out keys or the machine: an agent signs with the
 	// user's keys; a container engine's socket runs containers that mount
 	// anything.
@@ -192,6 +201,9 @@ func ProtectedPaths(root, home string, getenv func(string) string) []string {
 // refs there, so they are writable like the root.
 func GitDirs(root string) []string {
 	gitDir, common := gitDirs(root)
+	if gitDir != filepath.Join(root, ".git") && !linkedBack(root, gitDir, common) {
+		return nil
+	}
 	var out []string
 	for _, d := range []string{gitDir, common} {
 		if d != "" && !isUnder(d, root) && !slices.Contains(out, d) {
@@ -216,6 +228,9 @@ func Defaults(root, home string, getenv func(string) string) Plan {
 		}
 	}
 	p.Writable = append(p.Writable, GitDirs(root)...)
+	if own := ownInstall(root); own != "" && within(own, p.Writable) != "" {
+		p.Protect = append(p.Protect, own)
+	}
 	for _, s := range SecretPlaces(home, getenv) {
 		if s != root && !isUnder(root, s) {
 			p.Hide = append(p.Hide, s)
@@ -342,4 +357,36 @@ func isUnder(path, dir string) bool {
 		return path != "/"
 	}
 	return strings.HasPrefix(path, dir+"/")
+}
+
+// executable is os.Executable; tests stand in an install of their own.
+var executable = os.Executable
+
+// ownInstall is the folder termhelper itself was installed into: for an
+// npm install (npx's included) the folder holding its node_modules,
+// launcher and binary together, else the binary's folder. npx keeps its
+// installs in npm's cache, a place confined commands may write: one could
+// replace the launcher or the binary, and the next start of termhelper
+// would run it outside any sandbox. Protected, it stays as installed. An
+// install inside the root is the project's own ("" then: a project that
+// builds termhelper must be able to).
+func ownInstall(root string) string {
+	exe, err := executable()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	dir := filepath.Dir(exe)
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == "node_modules" {
+			dir = filepath.Dir(d)
+			break
+		}
+	}
+	if dir == root || isUnder(dir, root) || isUnder(root, dir) {
+		return ""
+	}
+	return dir
 }

@@ -76,6 +76,7 @@ func TestAGitFileLeadsToTheRealHooksAndConfig(t *testing.T) {
 	os.MkdirAll(wt, 0o755)
 	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+gitDir+"\n"), 0o644)
 	os.WriteFile(filepath.Join(gitDir, "commondir"), []byte("../..\n"), 0o644)
+	os.WriteFile(filepath.Join(gitDir, "gitdir"), []byte(filepath.Join(wt, ".git")+"\n"), 0o644)
 	common := filepath.Join(main, ".git")
 	got := ProtectedPaths(wt, "/h", env(nil))
 	for _, want := range []string{filepath.Join(wt, ".git"), filepath.Join(common, "hooks") + "/",

@@ -54,7 +54,35 @@ func submodules(common string) []string {
 }
 
 // hooksPath reads core.hooksPath from a git config file, or "".
-func hooksPath(config string) string {
+func hooksPath(config string) string { return coreValue(config, "hooksPath") }
+
+// linkedBack tells whether gitDir, which root's .git file names, names
+// root back as git's own do: a worktree's folder, in its common folder's
+// worktrees, holds a gitdir file naming root/.git; a submodule's has
+// core.worktree naming root. Any command may write a .git file into a
+// root that has none: it must not make another folder writable.
+func linkedBack(root, gitDir, common string) bool {
+	dotGit := filepath.Join(root, ".git")
+	if b, err := os.ReadFile(filepath.Join(gitDir, "gitdir")); err == nil {
+		return sameFile(absFrom(gitDir, strings.TrimSpace(string(b))), dotGit) &&
+			sameFile(filepath.Dir(gitDir), filepath.Join(common, "worktrees"))
+	}
+	wt := coreValue(filepath.Join(gitDir, "config"), "worktree")
+	return wt != "" && common == gitDir && sameFile(absFrom(gitDir, wt), root)
+}
+
+// sameFile tells whether a and b are the same existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// coreValue reads a key of the core section from a git config file, or "".
+func coreValue(config, key string) string {
 	f, err := os.Open(config)
 	if err != nil {
 		return ""
@@ -69,8 +97,8 @@ func hooksPath(config string) string {
 			section = strings.ToLower(name)
 			continue
 		}
-		key, v, ok := strings.Cut(line, "=")
-		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(key), "hooksPath") {
+		k, v, ok := strings.Cut(line, "=")
+		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), key) {
 			value = strings.Trim(strings.TrimSpace(v), `"`)
 		}
 	}

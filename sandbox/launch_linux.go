@@ -65,7 +65,7 @@ func launchNamespaces(m machine) uintptr {
 	case "none":
 		return 0
 	case "user":
-		return unix.CLONE_NEWUSER | unix.CLONE_NEWNS
+		return unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
 	}
 	return m.nsFlags
 }
@@ -83,6 +83,9 @@ func (l *Launch) Apply(cmd *exec.Cmd) {
 	if s.theirs != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, s.theirs)
 		s.w.NetFD = 2 + len(cmd.ExtraFiles)
+	}
+	if cmd.Env != nil { // nil: the helper's own, which no request set
+		cmd.Env, s.w.Loader = splitLoader(cmd.Env)
 	}
 	plan, _ := json.Marshal(s.w) // plain strings and ints: it cannot fail
 	cmd.Path = "/proc/self/exe"

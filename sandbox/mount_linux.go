@@ -102,6 +102,9 @@ func mountPlan(p Plan, writable []string) error {
 	if err := makePrivate(); err != nil {
 		return err
 	}
+	if err := ownShm(); err != nil {
+		return err
+	}
 	pinned := map[string]bool{}
 	for _, path := range p.Protect {
 		if err := protect(path, writable, pinned); err != nil {
@@ -121,8 +124,11 @@ func mountPlan(p Plan, writable []string) error {
 // skipped, except a folder (named with a final slash), which is made so
 // that nothing can be planted in it.
 func protect(path string, writable []string, pinned map[string]bool) error {
-	if strings.HasSuffix(path, "/") {
-		if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
+	if strings.HasSuffix(path, "/") && within(filepath.Dir(filepath.Clean(path)), writable) != "" {
+		// Made where the command could make it, so that it cannot; a
+		// parent that is no folder (a .git file) holds none.
+		err := os.Mkdir(path, 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, unix.ENOTDIR) {
 			return fmt.Errorf("making %s: %w", path, err)
 		}
 	}
@@ -173,4 +179,18 @@ func hideReal(path string, p Plan, writable []string, pinned map[string]bool) er
 		return err
 	}
 	return emptyOut(real)
+}
+
+// ownShm gives the command a /dev/shm of its own: the machine's holds the
+// POSIX shared memory of every process of the user (a browser's, a
+// database's), which a write grant there would open to the command.
+func ownShm() error {
+	const dir = "/dev/shm"
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		return fmt.Errorf("a /dev/shm of the command's own: %w", err)
+	}
+	return nil
 }

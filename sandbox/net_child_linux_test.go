@@ -91,6 +91,7 @@ var attempts = map[string]func(){
 	"wait":     attemptAfterLine,
 	"bench":    attemptBench,
 	"nested":   attemptNested,
+	"listen":   attemptListen,
 }
 
 func report(what string, err error) {
@@ -330,4 +331,38 @@ func rawInet4(s string) uint64 {
 	b = binary.BigEndian.AppendUint16(b, ap.Port())
 	b = append(b, ap.Addr().AsSlice()...)
 	return binary.NativeEndian.Uint64(b)
+}
+
+// attemptListen: a TCP socket listening on $ADDR (bound first unless
+// $NOBIND, which lets listen pick an address: every one), its port
+// printed as "port=N"; then one byte "x" to each connection accepted.
+func attemptListen() {
+	sa, family := sockaddrOf(os.Getenv("ADDR"))
+	fd, err := unix.Socket(family, unix.SOCK_STREAM, 0)
+	if err == nil && os.Getenv("NOBIND") == "" {
+		err = unix.Bind(fd, sa)
+	}
+	if err == nil {
+		err = unix.Listen(fd, 8)
+	}
+	report("listen", err)
+	if err != nil {
+		return
+	}
+	name, _ := unix.Getsockname(fd)
+	switch a := name.(type) {
+	case *unix.SockaddrInet4:
+		fmt.Printf("port=%d\n", a.Port)
+	case *unix.SockaddrInet6:
+		fmt.Printf("port=%d\n", a.Port)
+	}
+	for {
+		c, _, err := unix.Accept(fd)
+		if err != nil {
+			report("accept", err)
+			return
+		}
+		unix.Write(c, []byte("x"))
+		unix.Close(c)
+	}
 }

@@ -25,6 +25,10 @@ import (
 //     very socket itself if the address is loopback (but port 53) or a unix
 //     socket that is no way out itself; see net_connect_linux.go and
 //     net_unix_linux.go.
+//   - listen goes to the helper too, which binds the socket to the
+//     loopback device and listens on it: a server the command starts is
+//     reachable from this machine only, whatever address it bound (see
+//     net_listen_linux.go).
 //   - sendto, sendmsg and sendmmsg with MSG_FASTOPEN fail with EACCES:
 //     on a TCP socket that flag connects to the address it is given,
 //     without a connect call. Without it, sendto's address is ignored on
@@ -34,9 +38,9 @@ import (
 //     Programs that use io_uring (libuv, tokio-uring) fall back to plain
 //     system calls on ENOSYS.
 //
-// What needs no rule: bind and listen (local; a server the command starts
-// stays reachable as today), accept, socketpair (only AF_UNIX pairs
-// exist), and socketcall (absent from amd64, arm64 and riscv64; reached
+// What needs no rule: bind (nothing arrives before a listen), accept (a
+// connection comes from a listening socket, whose device it keeps),
+// socketpair (only AF_UNIX pairs exist), and socketcall (absent from amd64, arm64 and riscv64; reached
 // only through a foreign architecture, refused above). Taking a socket
 // from another process (pidfd_getfd, SCM_RIGHTS from an unconfined
 // process) is kept away by Landlock's ptrace scope, not by this filter.
@@ -85,6 +89,7 @@ func networkProgram() ([]unix.SockFilter, error) {
 	socketRule(&p)
 	p.label("not-socket")
 	p.jump(unix.BPF_JEQ, unix.SYS_CONNECT, "notify", "")
+	p.jump(unix.BPF_JEQ, unix.SYS_LISTEN, "notify", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_SENDTO, "flags-arg3", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_SENDMSG, "flags-arg2", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_SENDMMSG, "flags-arg3", "")

@@ -715,3 +715,33 @@ func TestNetReceiveListenerRefusesAnotherFile(t *testing.T) {
 		t.Fatal("a file that is no listener was taken for one")
 	}
 }
+
+// TestNetUnixSSHSocketsInTheTemporaryFolderRefused: an agent OpenSSH
+// started for another login (ssh-XXXX/agent.N) and a connection sharing
+// socket in the temporary folder are out of reach, though the helper's
+// SSH_AUTH_SOCK names neither; other sockets there stay reachable.
+func TestNetUnixSSHSocketsInTheTemporaryFolderRefused(t *testing.T) {
+	tmp := t.TempDir()
+	old := sshTemps
+	sshTemps = func() []string { return []string{tmp} }
+	t.Cleanup(func() { sshTemps = old })
+	for _, rel := range []string{"ssh-Xq3ZkP1aBc/agent.4242", "ssh-git@example.com:22", "ssh_mux_example.com_22_git"} {
+		path := filepath.Join(tmp, rel)
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		got := unixListener(t, path)
+		f := attempt(t, "unix", childOpts{mode: NetworkProxy, env: []string{"SOCK=" + path}})
+		expect(t, f.results(t), "connect", "EACCES")
+		select {
+		case <-got:
+			t.Fatalf("a connection arrived at %s", rel)
+		default:
+		}
+	}
+	path := filepath.Join(tmp, "app.sock")
+	got := unixListener(t, path)
+	f := attempt(t, "unix", childOpts{mode: NetworkProxy, env: []string{"SOCK=" + path}})
+	if s := receive(t, got); s != "x" {
+		t.Fatalf("got %q", s)
+	}
+	expect(t, f.results(t), "connect", "ok")
+}

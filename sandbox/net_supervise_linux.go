@@ -143,11 +143,20 @@ func pollIn(fd uintptr) (int16, error) {
 // serve answers one notification.
 func (s *netSupervisor) serve(n seccompNotif) {
 	defer s.wg.Done()
-	e := s.connect(&n)
+	e := s.decide(&n)
 	err := s.rc.Control(func(fd uintptr) { _ = notifSend(fd, n.ID, e) })
 	if err != nil && !s.isClosing() {
 		s.log.Debug("sandbox: connect answer not sent", "pid", n.Pid, "err", err)
 	}
+}
+
+// decide serves the call a notification stands for: a listen, or a
+// connect (the filter notifies no other).
+func (s *netSupervisor) decide(n *seccompNotif) unix.Errno {
+	if n.Data.Nr == unix.SYS_LISTEN {
+		return s.listen(n)
+	}
+	return s.connect(n)
 }
 
 // valid says whether notification id still waits (and so whatever was

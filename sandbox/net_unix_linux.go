@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,8 +116,39 @@ func refusedSocket(fd int) (string, bool) {
 			return path, true
 		}
 	}
-	return path, false
+	return path, sshSocket(path)
 }
+
+// sshSocket tells a socket OpenSSH keeps in a temporary folder: its
+// agents' (ssh-XXXXXXXXXX/agent.N, one per login that forwards an agent,
+// whatever SSH_AUTH_SOCK the helper was given) and the connection
+// sharing sockets a ControlPath commonly puts there (ssh-%r@%h:%p,
+// ssh_mux_...). Either lets a command log in with the user's keys.
+func sshSocket(path string) bool {
+	for _, tmp := range sshTemps() {
+		rest, ok := strings.CutPrefix(path, tmp+"/")
+		if !ok {
+			continue
+		}
+		first, _, _ := strings.Cut(rest, "/")
+		if strings.HasPrefix(first, "ssh-") || strings.HasPrefix(first, "ssh_") || strings.HasPrefix(first, ".ssh-") {
+			return true
+		}
+	}
+	return false
+}
+
+// sshTemps are the temporary folders OpenSSH may put its sockets in.
+var sshTemps = sync.OnceValue(func() []string {
+	var out []string
+	for _, d := range []string{"/tmp", "/var/tmp", os.TempDir()} {
+		out = append(out, filepath.Clean(d))
+		if real, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
+})
 
 // refusedUnixPlaces are the folders and sockets refused to commands,
 // resolved once as the helper sees them.

@@ -55,13 +55,16 @@ func landlockABI() (int, string) {
 
 // nsCandidates are the clone flags to try, in order: root can have a
 // mount namespace of its own without a user namespace, which keeps its
-// power over other users' files; anyone else needs both.
+// power over other users' files; anyone else needs both. Each comes first
+// with an IPC namespace (SysV shared memory, semaphores and message
+// queues are reached by number, which no file rule holds), then, where a
+// container forbids that alone, without.
 func nsCandidates() []uintptr {
 	both := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS)
 	if os.Geteuid() == 0 {
-		return []uintptr{unix.CLONE_NEWNS, both}
+		return []uintptr{unix.CLONE_NEWNS | unix.CLONE_NEWIPC, unix.CLONE_NEWNS, both | unix.CLONE_NEWIPC, both}
 	}
-	return []uintptr{both}
+	return []uintptr{both | unix.CLONE_NEWIPC, both}
 }
 
 // namespaces starts one short child (two at most, for root) in the
@@ -173,8 +176,11 @@ func (m machine) status(mode Mode, net Network) Status {
 	var gaps []string
 	if m.nsFlags != 0 {
 		st.Backend = "landlock+namespaces"
+		if m.nsFlags&unix.CLONE_NEWIPC == 0 {
+			gaps = append(gaps, "an IPC namespace is not allowed here: other processes' SysV shared memory stays in reach")
+		}
 	} else {
-		gaps = append(gaps, m.noNS)
+		gaps = append(gaps, m.noNS+"; other processes' shared memory stays in reach")
 		if m.abi < 9 {
 			gaps = append(gaps, fmt.Sprintf("Landlock ABI %d cannot close the SSH agent's and container engines' sockets (ABI 9 can)", m.abi))
 		}

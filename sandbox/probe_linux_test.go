@@ -30,7 +30,7 @@ func TestProbeSaysWhatThisMachineGives(t *testing.T) {
 }
 
 func TestStatusNamesWhatIsMissing(t *testing.T) {
-	both := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS)
+	both := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
 	for _, c := range []struct {
 		name    string
 		m       machine
@@ -43,7 +43,9 @@ func TestStatusNamesWhatIsMissing(t *testing.T) {
 		{"no Landlock", machine{noLandlock: "this kernel has no Landlock"}, NetworkProxy,
 			Status{Off, "none", NetworkOpen, ""}, []string{"This kernel has no Landlock", "policy asks as before", "network directly"}},
 		{"no namespaces", machine{abi: 7, noNS: noNamespaceReason(""), netOK: true}, NetworkOpen,
-			Status{WorkspaceWrite, "landlock", NetworkOpen, ""}, []string{"User namespaces are not allowed", "show in listings", "policy alone", "sockets"}},
+			Status{WorkspaceWrite, "landlock", NetworkOpen, ""}, []string{"User namespaces are not allowed", "show in listings", "policy alone", "sockets", "shared memory"}},
+		{"no IPC namespace", machine{abi: 7, nsFlags: unix.CLONE_NEWUSER | unix.CLONE_NEWNS, netOK: true}, NetworkProxy,
+			Status{WorkspaceWrite, "landlock+namespaces", NetworkProxy, ""}, []string{"IPC namespace", "SysV shared memory"}},
 		{"old Landlock", machine{abi: 2, nsFlags: both, netOK: true}, NetworkProxy,
 			Status{WorkspaceWrite, "landlock+namespaces", NetworkProxy, ""}, []string{"ABI 2", "truncated"}},
 		{"no network filter", machine{abi: 7, nsFlags: both, noNet: "seccomp user notification is missing: direct connections are not blocked"}, NetworkProxy,

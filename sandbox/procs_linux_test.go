@@ -66,6 +66,13 @@ func testAction(act string) int {
 		if c, err = net.Dial(map[string]string{"connect": "unix", "tcp": "tcp"}[verb], arg); err == nil {
 			c.Close()
 		}
+	case "shm":
+		// Write into another process's SysV shared memory, by its id.
+		var mem []byte
+		if mem, err = unix.SysvShmAttach(pid, 0, 0); err == nil {
+			copy(mem, "tampered")
+			unix.SysvShmDetach(mem)
+		}
 	case "chroot":
 		// chroot takes CAP_SYS_CHROOT; into / it changes nothing.
 		err = unix.Chroot("/")

@@ -13,7 +13,10 @@
 // nothing can be traced, mounted or made into a device, no capability is
 // left, and signals and abstract sockets stay within the command's own
 // processes. On Linux the network is governed too: loopback only, the
-// rest through the helper's egress proxy.
+// rest through the helper's egress proxy; a server the command starts
+// answers this machine only. The dynamic loader's variables a request
+// sets reach the command, never the trampoline, and termhelper's own
+// install stays read-only where it lies in a writable cache.
 //
 // How: on Linux the helper starts, instead of the shell, its own
 // executable as a trampoline (Command), in a new mount namespace (and a
@@ -35,7 +38,9 @@
 // sandbox stops is not reported by path on Linux (Landlock tells the
 // process EACCES, not the helper); a refused connection is. The caches
 // are shared with the user's own runs: a command could leave a poisoned
-// entry there, which is why the list is short and named. Root keeps its
+// entry there (another tool's npx or uvx install included, which an MCP
+// host may run later unconfined), which is why the list is short and
+// named, and the config's protect can take a folder of it back. Root keeps its
 // power over files it does not own (rootKeeps). A file hidden or
 // protected by a mount is hidden at its path only: another mount of the
 // same files elsewhere shows them.

@@ -21,6 +21,9 @@ type wire struct {
 	Namespaces bool   // cloned into a mount namespace of its own
 	HelperNS   uint64 // the helper's mount namespace, which must not be touched
 	NetFD      int    // the socket to send the network filter's listener on; 0: none
+	// Loader: the command's variables for the dynamic loader, kept out of
+	// the trampoline's own environment (loaderVar).
+	Loader []string `json:",omitempty"`
 }
 
 // Serve is the trampoline, `termhelper __sandbox PLAN -- ARGV...`: it
@@ -39,7 +42,7 @@ func Serve(args []string) int {
 		err = confine(w)
 	}
 	if err == nil {
-		err = execute(argv)
+		err = execute(argv, w.Loader)
 	}
 	fmt.Fprintf(os.Stderr, "termhelper: the sandbox could not be set up, the command did not run: %s\n", oneLine(err))
 	return 126
@@ -146,12 +149,12 @@ func filterAndSend(w wire) error {
 }
 
 // execute replaces the trampoline with argv: same pid, session, terminal.
-func execute(argv []string) error {
+func execute(argv, loader []string) error {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err
 	}
-	return unix.Exec(path, argv, os.Environ())
+	return unix.Exec(path, argv, restoreLoader(os.Environ(), loader))
 }
 
 func oneLine(err error) string {

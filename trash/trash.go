@@ -17,12 +17,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -142,22 +144,48 @@ func read(trashDir, id string) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	path, err := os.ReadFile(filepath.Join(dir, "path"))
+	path, err := readMeta(filepath.Join(dir, "path"))
 	if err != nil || len(path) == 0 {
 		return Entry{}, fmt.Errorf("trash: entry %s has no path", id)
 	}
 	e := Entry{ID: id, Path: string(path), IsDir: fi.IsDir()}
-	if b, err := os.ReadFile(filepath.Join(dir, "time")); err == nil {
+	if b, err := readMeta(filepath.Join(dir, "time")); err == nil {
 		e.DeletedAt, _ = time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
 	}
 	if e.DeletedAt.IsZero() {
 		e.DeletedAt = fi.ModTime()
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "command")); err == nil {
+	if b, err := readMeta(filepath.Join(dir, "command")); err == nil {
 		e.Command = string(b)
 	}
 	e.Size = size(filepath.Join(dir, "item"))
 	return e, nil
+}
+
+// maxMeta bounds what is read of an entry's path, time and command.
+const maxMeta = 64 << 10
+
+// readMeta reads an entry's small file, which any command may have
+// written: only a regular file, never through a link (the helper would
+// read a secret for the host) nor a pipe (it would wait forever), and no
+// more than maxMeta.
+func readMeta(p string) ([]byte, error) {
+	before, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, fmt.Errorf("trash: %s is not a regular file", p)
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a pipe swapped in since: no wait
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !os.SameFile(before, now) {
+		return nil, fmt.Errorf("trash: %s changed while read", p)
+	}
+	return io.ReadAll(io.LimitReader(f, maxMeta))
 }
 
 func size(p string) int64 {
@@ -182,6 +210,14 @@ func size(p string) int64 {
 // with ErrOutside for a path outside root or through a link, and with
 // ErrExists when anything is at that path.
 func Restore(trashDir, root, id string) (Entry, error) {
+	return RestoreUnless(trashDir, root, id, nil)
+}
+
+// RestoreUnless is Restore, refusing with ErrOutside also an entry whose
+// path (cleaned, inside root) refuse reports; nil refuses nothing. The
+// path is checked as it is read for the restore itself, so a command
+// cannot change the entry between the check and the move.
+func RestoreUnless(trashDir, root, id string, refuse func(path string) bool) (Entry, error) {
 	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
 		return Entry{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
@@ -192,6 +228,9 @@ func Restore(trashDir, root, id string) (Entry, error) {
 	rel, err := below(root, e.Path)
 	if err != nil {
 		return e, err
+	}
+	if refuse != nil && refuse(filepath.Join(root, rel)) {
+		return e, fmt.Errorf("%w: %s is a protected path", ErrOutside, filepath.Join(root, rel))
 	}
 	if err := restoreBelow(filepath.Join(trashDir, id), root, rel); err != nil {
 		return e, err
