@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -24,6 +25,11 @@ import (
 // the refusal is the file's own permissions) are not reported.
 var refusalMarks = []string{"permission denied", "read-only file system", "operation not permitted"}
 
+// shellPrefix is how a shell names itself and the line of its script in
+// front of an error ("/bin/sh: 1: cannot create f: ..."): the shell is no
+// path the command was refused.
+var shellPrefix = regexp.MustCompile(`^\S+: [0-9]+: `)
+
 // writeWords mark a line about a write, for a refusal under a secret
 // place.
 var writeWords = []string{"create", "touch", "write", "remove", "move", "mkdir", "directory", "link", "rename",
@@ -41,6 +47,9 @@ func refusedPath(line string, plan sandbox.Plan, home string) (sandbox.Denial, b
 	}
 	if mark < 0 {
 		return sandbox.Denial{}, false
+	}
+	if p := shellPrefix.FindStringIndex(line); p != nil {
+		line, mark = line[p[1]:], mark-p[1]
 	}
 	paths := pathsIn(line, mark, home)
 	if len(paths) == 0 {

@@ -32,7 +32,8 @@ func TestRefusedPath(t *testing.T) {
 		{"sh: 1: cannot create /p/x: Permission denied", sandbox.Denial{}},             // the root is writable
 		{"cp: cannot create regular file '/t/x': Permission denied", sandbox.Denial{}}, // so is TMPDIR
 		{"cannot open /dev/kmsg: Permission denied", sandbox.Denial{}},
-		{"rm: cannot remove 'x': Permission denied", sandbox.Denial{}}, // relative: where is unknown
+		{"rm: cannot remove 'x': Permission denied", sandbox.Denial{}},        // relative: where is unknown
+		{"/bin/sh: 1: cannot create f1: Permission denied", sandbox.Denial{}}, // the shell is no path it wrote
 		{"wrote /etc/x", sandbox.Denial{}},
 	} {
 		got, ok := refusedPath(tc.line, plan, "/home/u")
