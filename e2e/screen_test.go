@@ -88,7 +88,10 @@ func TestCursesScreenResizeAndQuit(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "menu.py"), []byte(cursesMenu), 0o644))
 	c := start(t, "ndjson", root, nil)
-	r := c.exec(map[string]any{"command": "echo before; python3 menu.py", "cols": 60, "rows": 20})
+	// No lifetime cap: its 60 s are the watchdog's, and on a busy machine
+	// the waits below can add up to more than that before the menu is
+	// redrawn; the test, not the cap, must say what did not come.
+	r := c.exec(map[string]any{"command": "echo before; python3 menu.py", "cols": 60, "rows": 20, "timeoutMs": 0})
 	require.Equal(t, "waiting", r.State, "%+v", r)
 	id := r.SessionID
 	r = c.run("session/read", map[string]any{"sessionId": id, "until": "stable", "stableMs": 300, "yieldMs": 20000})
