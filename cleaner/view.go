@@ -25,6 +25,9 @@ func (c *Cleaner) Screen() Screen {
 	return sc
 }
 
+// Size is the terminal's size: Cols is 0 for a stream with no terminal.
+func (c *Cleaner) Size() (cols, rows int) { return c.term.cols, c.term.scr.height }
+
 // Resize tells the Cleaner the terminal was resized. Text is not reflowed:
 // rows are cut at a smaller width, and a lower screen first drops empty
 // rows below the cursor, then sends rows off the top (to the scrollback on

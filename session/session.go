@@ -507,18 +507,21 @@ func (s *Session) Resize(cols, rows int) error {
 		return ErrNoTerminal
 	}
 	s.mu.Lock()
-	exited := s.state == Exited
-	s.mu.Unlock()
-	if exited {
+	defer s.mu.Unlock()
+	if s.state == Exited {
 		return ErrFinished
 	}
+	// The screen first, as a terminal emulator does: the program redraws
+	// for the new size as soon as the terminal's SIGWINCH reaches it, and
+	// what it draws must land on a screen of that size, not be cut to the
+	// old one (the output reader waits for s.mu meanwhile).
+	oldCols, oldRows := s.out.clean.Size()
+	s.out.clean.Resize(cols, rows)
 	if err := s.proc.Resize(cols, rows); err != nil {
+		s.out.clean.Resize(oldCols, oldRows)
 		return err
 	}
-	s.mu.Lock()
-	s.out.clean.Resize(cols, rows)
 	s.observeLocked(s.out)
-	s.mu.Unlock()
 	return nil
 }
 
