@@ -28,6 +28,8 @@ type sysLaunch struct {
 	mine       *os.File // the helper's end of the listener's socket
 	theirs     *os.File // the trampoline's end, closed once it started
 	theirsOnce sync.Once
+	ctl        *os.File // a spare's: the helper's end of the handoff socket
+	ctlTheirs  *os.File // a spare's: its end, closed once it started
 }
 
 // Prepare returns how to start argv confined as p says. It refuses a
@@ -84,12 +86,19 @@ func (l *Launch) Apply(cmd *exec.Cmd) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, s.theirs)
 		s.w.NetFD = 2 + len(cmd.ExtraFiles)
 	}
+	if s.ctlTheirs != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, s.ctlTheirs)
+		s.w.CtlFD = 2 + len(cmd.ExtraFiles)
+	}
 	if cmd.Env != nil { // nil: the helper's own, which no request set
 		cmd.Env, s.w.Loader = splitLoader(cmd.Env)
 	}
 	plan, _ := json.Marshal(s.w) // plain strings and ints: it cannot fail
 	cmd.Path = "/proc/self/exe"
-	cmd.Args = append([]string{"termhelper", Command, string(plan), "--"}, s.argv...)
+	cmd.Args = []string{"termhelper", Command, string(plan), spareArg}
+	if s.ctl == nil {
+		cmd.Args = append(cmd.Args[:3:3], append([]string{"--"}, s.argv...)...)
+	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -119,15 +128,19 @@ func (l *Launch) Abort() {
 		return
 	}
 	l.sys.closeTheirs()
-	if l.sys.mine != nil {
-		l.sys.mine.Close()
+	for _, f := range []*os.File{l.sys.mine, l.sys.ctl} {
+		if f != nil {
+			f.Close()
+		}
 	}
 }
 
 func (s *sysLaunch) closeTheirs() {
 	s.theirsOnce.Do(func() {
-		if s.theirs != nil {
-			s.theirs.Close()
+		for _, f := range []*os.File{s.theirs, s.ctlTheirs} {
+			if f != nil {
+				f.Close()
+			}
 		}
 	})
 }

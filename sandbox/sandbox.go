@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 )
 
 // Mode is how much a confined command may write.
@@ -139,6 +140,12 @@ type Plan struct {
 
 	// Log receives what the network supervisor has to say; nil discards.
 	Log *slog.Logger `json:"-"`
+}
+
+// Same reports whether p and o confine alike (the logger aside).
+func (p Plan) Same(o Plan) bool {
+	return p.Mode == o.Mode && p.Network == o.Network && p.Root == o.Root && p.TempDir == o.TempDir &&
+		slices.Equal(p.Writable, o.Writable) && slices.Equal(p.Protect, o.Protect) && slices.Equal(p.Hide, o.Hide)
 }
 
 // Denial is something the sandbox stopped that can be named.

@@ -21,6 +21,7 @@ type wire struct {
 	Namespaces bool   // cloned into a mount namespace of its own
 	HelperNS   uint64 // the helper's mount namespace, which must not be touched
 	NetFD      int    // the socket to send the network filter's listener on; 0: none
+	CtlFD      int    // a spare's socket to receive its command on; 0: not a spare
 	// Loader: the command's variables for the dynamic loader, kept out of
 	// the trampoline's own environment (loaderVar).
 	Loader []string `json:",omitempty"`
@@ -38,6 +39,9 @@ func Serve(args []string) int {
 		return probeChild()
 	}
 	w, argv, err := parseArgs(args)
+	if err == nil && argv == nil {
+		return serveSpare(w)
+	}
 	if err == nil {
 		err = confine(w)
 	}
@@ -48,9 +52,12 @@ func Serve(args []string) int {
 	return 126
 }
 
+// parseArgs reads the plan and the command; a spare (PLAN --spare, with
+// the socket to wait on) has no command yet: argv is nil.
 func parseArgs(args []string) (wire, []string, error) {
 	var w wire
-	if len(args) < 3 || args[1] != "--" {
+	spare := len(args) == 2 && args[1] == spareArg
+	if !spare && (len(args) < 3 || args[1] != "--") {
 		return w, nil, errors.New("usage: termhelper " + Command + " PLAN -- COMMAND [ARG]")
 	}
 	if err := json.Unmarshal([]byte(args[0]), &w); err != nil {
@@ -58,6 +65,12 @@ func parseArgs(args []string) (wire, []string, error) {
 	}
 	if err := w.check(); err != nil {
 		return w, nil, err
+	}
+	if spare != (w.CtlFD > 0) {
+		return w, nil, errors.New("a spare needs its socket, and only a spare has one")
+	}
+	if spare {
+		return w, nil, nil
 	}
 	return w, args[2:], nil
 }
