@@ -26,6 +26,7 @@ type sysProcess struct {
 	stdin  *os.File // pipes mode: the write end of the input, closed by Close
 	tag    string
 	cg     *treeCgroup // the command's own cgroup (Linux), nil without one
+	ended  func()      // called once the command's own process ended; may be nil
 
 	mu     sync.Mutex
 	exited bool
@@ -39,35 +40,47 @@ func Start(spec Spec) (*Process, error) {
 	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(spec.Env[:len(spec.Env):len(spec.Env)], TagVar+"="+spec.Tag)
-	var launch *sandbox.Launch
-	if spec.Sandbox != nil {
-		var err error
-		if launch, err = sandbox.Prepare(*spec.Sandbox, spec.Argv); err != nil {
-			return nil, fmt.Errorf("start: %w", err)
-		}
-	}
 	if spec.PTY {
-		return startPTY(cmd, spec, launch)
+		return startPTY(cmd, spec)
 	}
-	return startPipes(cmd, spec, launch)
+	return startPipes(cmd, spec)
 }
 
 // started is a command just started: the exec.Cmd that runs (a retry
-// without a cgroup is a new one), its cgroup, and its sandbox guard, which
-// lives as long as the process.
+// without a cgroup is a new one), its cgroup, its sandbox guard, which
+// lives as long as the process, and what to call when it ends (a
+// confined command's: the next spare).
 type started struct {
 	cmd   *exec.Cmd
 	cg    *treeCgroup
 	guard *sandbox.Guard
+	ended func()
 }
 
-// startConfined starts cmd in a cgroup of its own where it can, confined by
-// launch when there is one.
-func startConfined(cmd *exec.Cmd, launch *sandbox.Launch) (started, error) {
-	if launch == nil {
+// startConfined starts cmd in a cgroup of its own where it can, confined
+// as spec says when it says: on the spare made for its plan where there
+// is one, else through a fresh trampoline.
+func startConfined(cmd *exec.Cmd, spec Spec) (started, error) {
+	if spec.Sandbox == nil {
 		cmd, cg, err := startContained(cmd, newTreeCgroup())
 		return started{cmd: cmd, cg: cg}, err
 	}
+	st, ok := fromSpare(cmd, *spec.Sandbox, spec.Argv)
+	if !ok {
+		launch, err := sandbox.Prepare(*spec.Sandbox, spec.Argv)
+		if err != nil {
+			return started{}, fmt.Errorf("start: %w", err)
+		}
+		if st, err = startLaunch(cmd, launch); err != nil {
+			return started{}, err
+		}
+	}
+	st.ended = scheduleSpare(*spec.Sandbox)
+	return st, nil
+}
+
+// startLaunch starts cmd through the trampoline launch sets on it.
+func startLaunch(cmd *exec.Cmd, launch *sandbox.Launch) (started, error) {
 	launch.Apply(cmd)
 	cmd, cg, err := startContained(cmd, newTreeCgroup())
 	if err != nil {
@@ -82,10 +95,10 @@ func startConfined(cmd *exec.Cmd, launch *sandbox.Launch) (started, error) {
 		cg.release()
 		return started{}, err
 	}
-	return started{cmd, cg, guard}, nil
+	return started{cmd: cmd, cg: cg, guard: guard}, nil
 }
 
-func startPTY(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, error) {
+func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
 	master, tty, err := openPTY()
 	if err != nil {
 		return nil, fmt.Errorf("open pty: %w", err)
@@ -105,7 +118,7 @@ func startPTY(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, error
 		cmd.Stderr = errW
 	}
 	cmd.SysProcAttr = sysProcAttr(true)
-	st, err := startConfined(cmd, launch)
+	st, err := startConfined(cmd, spec)
 	if err != nil {
 		master.Close()
 		closeAll(errR, errW)
@@ -118,12 +131,12 @@ func startPTY(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, error
 	if errR != nil {
 		p.Stderr = errR
 	}
-	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag, cg: st.cg}
+	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag, cg: st.cg, ended: st.ended}
 	p.initial = initialInput{data: spec.Stdin, to: master}
 	return p, nil
 }
 
-func startPipes(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, error) {
+func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -140,7 +153,7 @@ func startPipes(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = sysProcAttr(false)
-	st, err := startConfined(cmd, launch)
+	st, err := startConfined(cmd, spec)
 	if err != nil {
 		closeAll(outR, outW, errR, errW, inR, inW)
 		return nil, err
@@ -151,7 +164,7 @@ func startPipes(cmd *exec.Cmd, spec Spec, launch *sandbox.Launch) (*Process, err
 	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR, guard: st.guard}
 	// The input is written then closed, whether or not the command reads it.
 	p.initial = initialInput{data: spec.Stdin, to: inW, close: inW}
-	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag, cg: st.cg}
+	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag, cg: st.cg, ended: st.ended}
 	return p, nil
 }
 
@@ -211,6 +224,9 @@ func setSize(master *os.File, cols, rows int) error {
 func (p *Process) Wait() (Exit, error) {
 	err := p.sys.cmd.Wait()
 	unregister(p.Pid)
+	if p.sys.ended != nil {
+		p.sys.ended()
+	}
 	p.sys.mu.Lock()
 	p.sys.exited = true
 	p.sys.mu.Unlock()

@@ -297,7 +297,9 @@ func (m *Manager) Close() {
 	wg.Wait()
 	m.wg.Wait()
 	// What a command left that kept nothing of it (no tag, no session)
-	// is still the helper's child: it ends with the helper.
+	// is still the helper's child: it ends with the helper, and so does
+	// the sandbox's spare.
+	platform.DropSpare()
 	platform.EndStrays()
 	m.removeState()
 }

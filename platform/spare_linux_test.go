@@ -1,0 +1,209 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/termhelper/termhelper/sandbox"
+	"golang.org/x/sys/unix"
+)
+
+// readySpare makes a spare for plan and returns its pid, or skips where
+// this machine gives none (no namespaces).
+func readySpare(t *testing.T, plan *sandbox.Plan) int {
+	t.Helper()
+	refillSpare(*plan) // synchronous: the spare is there when it returns
+	spares.Lock()
+	sp := spares.ready
+	spares.Unlock()
+	if sp == nil {
+		if _, err := sandbox.PrepareSpare(*plan); errors.Is(err, sandbox.ErrNoSpare) {
+			t.Skip("no spare here: ", err)
+		}
+		t.Fatal("no spare was made")
+	}
+	pid := sp.st.cmd.Process.Pid
+	awaitHandoff(t, pid)
+	return pid
+}
+
+// awaitHandoff waits until the spare is confined and waits for its
+// command: a thread of it blocked receiving on its socket.
+func awaitHandoff(t *testing.T, pid int) {
+	t.Helper()
+	want := strconv.Itoa(unix.SYS_RECVMSG) + " "
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", pid))
+		for _, task := range tasks {
+			if b, err := os.ReadFile(task); err == nil && strings.HasPrefix(string(b), want) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the spare %d never came to wait for its command", pid)
+		}
+	}
+}
+
+// startConfinedOn starts script confined by plan, on a terminal or on
+// pipes (with a line of input), ended at the test's end.
+func startConfinedOn(t *testing.T, plan *sandbox.Plan, pty bool, script string, env ...string) *Process {
+	t.Helper()
+	spec := Spec{Argv: ShellArgv("/bin/bash", script), Dir: plan.Root, Env: append(os.Environ(), env...),
+		PTY: pty, Tag: "spare-" + t.Name(), Sandbox: plan}
+	if !pty {
+		spec.Stdin = []byte("from stdin\n")
+	}
+	p, err := Start(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Kill(SIGKILL, 0); p.Close() })
+	return p
+}
+
+// collect reads the command's output to its end and waits for it, on
+// goroutines; the function it returns gives the output under a watchdog.
+func collect(t *testing.T, p *Process) func() (string, string) {
+	t.Helper()
+	done := make(chan struct{})
+	var out, errOut []byte
+	go func() {
+		defer close(done)
+		go p.WriteInitial()
+		errDone := make(chan struct{})
+		go func() {
+			defer close(errDone)
+			if p.Stderr != nil {
+				errOut, _ = io.ReadAll(p.Stderr)
+			}
+		}()
+		out, _ = io.ReadAll(p.Output)
+		<-errDone
+		p.Wait()
+	}()
+	return func() (string, string) {
+		t.Helper()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			p.Kill(SIGKILL, 0)
+			t.Fatal("the command did not end")
+		}
+		return string(out), string(errOut)
+	}
+}
+
+func finish(t *testing.T, p *Process) (string, string) {
+	t.Helper()
+	return collect(t, p)()
+}
+
+func TestTheNextConfinedCommandRunsOnTheSpareConfinedOnItsTerminal(t *testing.T) {
+	plan := confinedPlan(t)
+	outside := t.TempDir()
+	pid := readySpare(t, plan)
+	p := startConfinedOn(t, plan, true, `tty; echo inside > made; echo x > "$OUT/escaped"; read -s -p "pw: " x; echo "got $x"`, "OUT="+outside)
+	if p.Pid != pid {
+		t.Fatalf("the command ran as %d, not on the spare %d", p.Pid, pid)
+	}
+	result := collect(t, p)
+	eventually(t, p, "a password read on the spare's terminal", func(s InputState) bool { return s.Waiting && s.Secret })
+	p.Input.Write([]byte("sesame\n"))
+	out, _ := result()
+	if !strings.Contains(out, "/dev/pts/") || !strings.Contains(out, "got sesame") {
+		t.Fatalf("output %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(plan.Root, "made")); err != nil {
+		t.Error("the root was not writable on the spare")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escaped")); err == nil {
+		t.Error("a command on the spare wrote outside the root")
+	}
+}
+
+func TestACommandOnPipesRunsOnTheSpare(t *testing.T) {
+	plan := confinedPlan(t)
+	pid := readySpare(t, plan)
+	p := startConfinedOn(t, plan, false, `cat; echo "in $PWD" >&2; echo "$SPARE_VAR"`, "SPARE_VAR=the request's")
+	if p.Pid != pid {
+		t.Fatalf("the command ran as %d, not on the spare %d", p.Pid, pid)
+	}
+	out, errOut := finish(t, p)
+	if out != "from stdin\nthe request's\n" || errOut != "in "+plan.Root+"\n" {
+		t.Fatalf("stdout %q, stderr %q", out, errOut)
+	}
+}
+
+// A spare confines as the places were when it was made: once they
+// changed, the command starts through a fresh trampoline, which sees
+// them as they are.
+func TestASpareIsNotUsedOnceAProtectedFileAppeared(t *testing.T) {
+	plan := confinedPlan(t)
+	pid := readySpare(t, plan)
+	config := filepath.Join(plan.Root, ".termhelper.toml")
+	if err := os.WriteFile(config, []byte("# the user's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startConfinedOn(t, plan, false, `echo 'sandbox = "off"' >> .termhelper.toml; echo done`)
+	finish(t, p)
+	if p.Pid == pid {
+		t.Error("the spare made before the file ran the command")
+	}
+	if b, _ := os.ReadFile(config); string(b) != "# the user's\n" {
+		t.Fatalf("a confined command changed the project's config: %q", b)
+	}
+}
+
+func TestASpareIsNotUsedOnceASecretPlaceAppeared(t *testing.T) {
+	plan := confinedPlan(t)
+	home := filepath.Join(filepath.Dir(plan.Root), "home")
+	pid := readySpare(t, plan)
+	if err := os.MkdirAll(filepath.Join(home, ".aws"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".aws", "credentials"), []byte("aws_secret=spare-7731\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startConfinedOn(t, plan, false, `cat "$H/.aws/credentials"; echo done`, "H="+home)
+	out, _ := finish(t, p)
+	if p.Pid == pid {
+		t.Error("the spare made before the secret place ran the command")
+	}
+	if strings.Contains(out, "spare-7731") || !strings.Contains(out, "done") {
+		t.Fatalf("output %q", out)
+	}
+}
+
+func TestATakenSpareIsReplacedAndDropSpareEndsIt(t *testing.T) {
+	plan := confinedPlan(t)
+	first := readySpare(t, plan)
+	finish(t, startConfinedOn(t, plan, false, `true`))
+	var next int
+	for deadline := time.Now().Add(20 * time.Second); next == 0 || next == first; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no new spare after the command ended")
+		}
+		spares.Lock()
+		if sp := spares.ready; sp != nil {
+			next = sp.st.cmd.Process.Pid
+		}
+		spares.Unlock()
+	}
+	t.Cleanup(func() { spares.Lock(); spares.closed = false; spares.Unlock() })
+	DropSpare()
+	if err := unix.Kill(next, 0); !errors.Is(err, unix.ESRCH) {
+		t.Fatalf("the spare %d outlived DropSpare: %v", next, err)
+	}
+	refillSpare(*plan)
+	if spares.ready != nil {
+		t.Fatal("a spare was made after DropSpare")
+	}
+}

@@ -1,0 +1,18 @@
+//go:build unix && !linux
+
+package platform
+
+import (
+	"os/exec"
+
+	"github.com/termhelper/termhelper/sandbox"
+)
+
+// No spares here: the sandbox is Linux's trampoline or Seatbelt's
+// sandbox-exec, which has no costly start of its own to take ahead.
+func fromSpare(*exec.Cmd, sandbox.Plan, []string) (started, bool) { return started{}, false }
+
+func scheduleSpare(sandbox.Plan) func() { return nil }
+
+// DropSpare has nothing to end here.
+func DropSpare() {}
