@@ -199,14 +199,18 @@ func executeIn(argv, env []string) error {
 // footprint it was started with holds: a secret place made since, a
 // protected file replaced, a cache that appeared, the root moved.
 func Footprint(p Plan) string {
-	var b strings.Builder
+	b := make([]byte, 0, 32*(2+len(p.Writable)+len(p.Protect)+len(p.Hide)))
 	add := func(path string) {
 		var st unix.Stat_t
 		if err := unix.Stat(path, &st); err != nil {
-			b.WriteString("!" + strconv.Itoa(int(errnoOf(err))) + "\n")
-			return
+			errno, _ := err.(unix.Errno)
+			b = strconv.AppendUint(append(b, '!'), uint64(errno), 10)
+		} else {
+			b = strconv.AppendUint(b, st.Dev, 16)
+			b = strconv.AppendUint(append(b, ':'), st.Ino, 16)
+			b = strconv.AppendUint(append(b, ':'), uint64(st.Mode&unix.S_IFMT), 8)
 		}
-		b.WriteString(strconv.FormatUint(st.Dev, 16) + ":" + strconv.FormatUint(st.Ino, 16) + ":" + strconv.FormatUint(uint64(st.Mode&unix.S_IFMT), 8) + "\n")
+		b = append(b, '\n')
 	}
 	for _, list := range [][]string{{p.Root, p.TempDir}, p.Writable, p.Protect, p.Hide} {
 		for _, path := range list {
@@ -216,5 +220,5 @@ func Footprint(p Plan) string {
 			}
 		}
 	}
-	return b.String()
+	return string(b)
 }
