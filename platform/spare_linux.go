@@ -89,17 +89,20 @@ func takeSpare(plan sandbox.Plan) *spare {
 }
 
 // scheduleSpare returns what to call when a command confined by plan
-// ends; it is called anyway spareDelay after the start.
+// ends. If it has not ended spareDelay after its start, a spare is made
+// then, unless one for another plan is ready: a later command's.
 func scheduleSpare(plan sandbox.Plan) func() {
-	f := sync.OnceFunc(func() { go refillSpare(plan) })
-	time.AfterFunc(spareDelay, f)
-	return f
+	var once sync.Once
+	refill := func(replace bool) { once.Do(func() { go refillSpare(plan, replace) }) }
+	time.AfterFunc(spareDelay, func() { refill(false) })
+	return func() { refill(true) }
 }
 
-// refillSpare makes a spare for plan, unless one is there or being made.
-func refillSpare(plan sandbox.Plan) {
+// refillSpare makes a spare for plan, unless one is being made or one is
+// ready for plan, or, unless replace, for any plan.
+func refillSpare(plan sandbox.Plan, replace bool) {
 	spares.Lock()
-	if spares.closed || spares.making || (spares.ready != nil && spares.ready.plan.Same(plan)) {
+	if spares.closed || spares.making || (spares.ready != nil && (!replace || spares.ready.plan.Same(plan))) {
 		spares.Unlock()
 		return
 	}

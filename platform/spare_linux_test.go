@@ -19,15 +19,22 @@ import (
 // this machine gives none (no namespaces).
 func readySpare(t *testing.T, plan *sandbox.Plan) int {
 	t.Helper()
-	refillSpare(*plan) // synchronous: the spare is there when it returns
-	spares.Lock()
-	sp := spares.ready
-	spares.Unlock()
-	if sp == nil {
-		if _, err := sandbox.PrepareSpare(*plan); errors.Is(err, sandbox.ErrNoSpare) {
-			t.Skip("no spare here: ", err)
+	l, err := sandbox.PrepareSpare(*plan)
+	if errors.Is(err, sandbox.ErrNoSpare) {
+		t.Skip("no spare here: ", err)
+	}
+	l.Abort()
+	var sp *spare
+	for deadline := time.Now().Add(20 * time.Second); sp == nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no spare was made")
 		}
-		t.Fatal("no spare was made")
+		refillSpare(*plan, true) // synchronous, unless another test's spare is being made
+		spares.Lock()
+		if spares.ready != nil && spares.ready.plan.Same(*plan) {
+			sp = spares.ready
+		}
+		spares.Unlock()
 	}
 	pid := sp.st.cmd.Process.Pid
 	awaitHandoff(t, pid)
@@ -202,7 +209,9 @@ func TestATakenSpareIsReplacedAndDropSpareEndsIt(t *testing.T) {
 	if err := unix.Kill(next, 0); !errors.Is(err, unix.ESRCH) {
 		t.Fatalf("the spare %d outlived DropSpare: %v", next, err)
 	}
-	refillSpare(*plan)
+	refillSpare(*plan, true)
+	spares.Lock()
+	defer spares.Unlock()
 	if spares.ready != nil {
 		t.Fatal("a spare was made after DropSpare")
 	}
