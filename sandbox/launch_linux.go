@@ -95,10 +95,11 @@ func (l *Launch) Apply(cmd *exec.Cmd) {
 	}
 	plan, _ := json.Marshal(s.w) // plain strings and ints: it cannot fail
 	cmd.Path = "/proc/self/exe"
-	cmd.Args = []string{"termhelper", Command, string(plan), spareArg}
-	if s.ctl == nil {
-		cmd.Args = append(cmd.Args[:3:3], append([]string{"--"}, s.argv...)...)
+	tail := append([]string{"--"}, s.argv...)
+	if s.ctl != nil {
+		tail = []string{spareArg} // its command comes over the socket
 	}
+	cmd.Args = append([]string{"termhelper", Command, string(plan)}, tail...)
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

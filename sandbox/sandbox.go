@@ -25,7 +25,9 @@
 // the protected paths read-only, drops every capability, sets
 // no_new_privs, restricts itself with Landlock, installs the network
 // filter and then executes the shell in its place: same pid, session,
-// process group and terminal. On macOS the command runs under
+// process group and terminal. A trampoline can also be started before its
+// command is known (PrepareSpare): confined already, it is handed the
+// command's argv, environment and files, and runs that one command. On macOS the command runs under
 // sandbox-exec with a Seatbelt profile made for it. Nothing needs root,
 // setuid or another program.
 //
