@@ -392,6 +392,8 @@ func TestMCPOneShapePerCall(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(h.root, "mixed"))
 	m := marker()
 	id := structured(t, h.call(map[string]any{"command": "sleep " + m, "background": true, "yield_ms": 0})).SessionID
+	// Answered at once: a confined command may still be its trampoline.
+	waitFor(t, "the command to run", func() bool { return len(pidsWith(m)) > 0 })
 	res = h.call(map[string]any{"session_id": id, "kill": true, "input": "y\n"})
 	assert.True(t, res.IsError)
 	assert.Contains(t, text(res), `arguments "input" and "kill" are different call shapes`)
