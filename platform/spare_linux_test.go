@@ -139,12 +139,16 @@ func TestTheNextConfinedCommandRunsOnTheSpareConfinedOnItsTerminal(t *testing.T)
 func TestACommandOnPipesRunsOnTheSpare(t *testing.T) {
 	plan := confinedPlan(t)
 	pid := readySpare(t, plan)
-	p := startConfinedOn(t, plan, false, `cat; echo "in $PWD" >&2; echo "$SPARE_VAR"`, "SPARE_VAR=the request's")
+	// A variable given twice: the command's environment holds the last,
+	// once, as os/exec makes it for a fresh start (the tag appended to an
+	// environment that has one).
+	p := startConfinedOn(t, plan, false, `cat; echo "in $PWD" >&2; tr '\0' '\n' < /proc/$$/environ | grep ^SPARE_VAR=`,
+		"SPARE_VAR=an outer one", "SPARE_VAR=the request's")
 	if p.Pid != pid {
 		t.Fatalf("the command ran as %d, not on the spare %d", p.Pid, pid)
 	}
 	out, errOut := finish(t, p)
-	if out != "from stdin\nthe request's\n" || errOut != "in "+plan.Root+"\n" {
+	if out != "from stdin\nSPARE_VAR=the request's\n" || errOut != "in "+plan.Root+"\n" {
 		t.Fatalf("stdout %q, stderr %q", out, errOut)
 	}
 }

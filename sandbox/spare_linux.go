@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -126,7 +125,7 @@ func serveSpare(w wire) int {
 		err = h.enter()
 	}
 	if err == nil {
-		err = executeIn(h.Argv, h.Env)
+		err = execute(h.Argv, nil)
 	}
 	fmt.Fprintf(os.Stderr, "termhelper: the sandbox could not be set up, the command did not run: %s\n", oneLine(err))
 	return 126
@@ -164,7 +163,9 @@ func placeStdio(fds []int) error {
 }
 
 // enter takes the terminal (the spare leads a session of its own, as a
-// fresh trampoline's exec.Cmd made it) and the command's folder.
+// fresh trampoline's exec.Cmd made it), the command's folder and its
+// environment, which execute passes on. A variable given twice keeps its
+// last value, once, as os/exec leaves it for a fresh trampoline.
 func (h handoffMsg) enter() error {
 	if h.Ctty {
 		if err := unix.IoctlSetInt(0, unix.TIOCSCTTY, 0); err != nil {
@@ -174,23 +175,15 @@ func (h handoffMsg) enter() error {
 	if err := unix.Chdir(h.Dir); err != nil {
 		return fmt.Errorf("entering %s: %w", h.Dir, err)
 	}
-	return nil
-}
-
-// executeIn executes argv with env, finding argv[0] on env's PATH.
-func executeIn(argv, env []string) error {
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
+	os.Clearenv()
+	for _, kv := range h.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			if err := os.Setenv(k, v); err != nil {
+				return fmt.Errorf("the command's environment: %w", err)
+			}
 		}
 	}
-	os.Setenv("PATH", path)
-	file, err := exec.LookPath(argv[0])
-	if err != nil {
-		return err
-	}
-	return unix.Exec(file, argv, env)
+	return nil
 }
 
 // Footprint is what confining by p depends on besides p itself: what lies
