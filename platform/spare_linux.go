@@ -126,11 +126,11 @@ func refillSpare(plan sandbox.Plan, replace bool) {
 
 // startSpare starts a spare for plan; nil where there can be none.
 func startSpare(plan sandbox.Plan) *spare {
-	footprint := sandbox.Footprint(plan) // before the spare reads the places
 	launch, err := sandbox.PrepareSpare(plan)
 	if err != nil {
 		return nil
 	}
+	footprint := sandbox.Footprint(plan) // before the spare reads the places
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Env, cmd.Dir = []string{"GOMAXPROCS=1"}, "/"
 	cmd.SysProcAttr = sysProcAttr(false)

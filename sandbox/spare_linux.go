@@ -58,13 +58,12 @@ type handoffMsg struct {
 // command. It refuses a plan that confines nothing, and a machine where a
 // spare could be out of date (ErrNoSpare).
 func PrepareSpare(p Plan) (*Launch, error) {
+	if p.Mode == Off || launchNamespaces(measured()) == 0 {
+		return nil, ErrNoSpare // asked after every confined command: nothing made first
+	}
 	l, err := Prepare(p, []string{spareArg})
 	if err != nil {
 		return nil, err
-	}
-	if l == nil || l.sys.plain || l.sys.nsFlags == 0 {
-		l.Abort()
-		return nil, ErrNoSpare
 	}
 	l.sys.argv = nil
 	if l.sys.ctl, l.sys.ctlTheirs, err = handoffPair(); err != nil {
