@@ -15,8 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readySpare makes a spare for plan and returns its pid, or skips where
-// this machine gives none (no namespaces).
+// readySpare makes a spare for plan and returns its pid once it waits for
+// its command, or skips where this machine gives none (no namespaces).
+// An earlier test's command may end late and replace it with a spare of
+// its own plan: then it is made again.
 func readySpare(t *testing.T, plan *sandbox.Plan) int {
 	t.Helper()
 	l, err := sandbox.PrepareSpare(*plan)
@@ -24,39 +26,43 @@ func readySpare(t *testing.T, plan *sandbox.Plan) int {
 		t.Skip("no spare here: ", err)
 	}
 	l.Abort()
-	var sp *spare
-	for deadline := time.Now().Add(20 * time.Second); sp == nil; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("no spare was made")
+			t.Fatal("no spare was made and kept")
 		}
 		refillSpare(*plan, true) // synchronous, unless another test's spare is being made
-		spares.Lock()
-		if spares.ready != nil && spares.ready.plan.Same(*plan) {
-			sp = spares.ready
+		if pid := readyFor(*plan); pid != 0 && awaitHandoff(pid, deadline) && readyFor(*plan) == pid {
+			return pid
 		}
-		spares.Unlock()
 	}
-	pid := sp.st.cmd.Process.Pid
-	awaitHandoff(t, pid)
-	return pid
+}
+
+// readyFor is the pid of the spare ready for plan, 0 if there is none.
+func readyFor(plan sandbox.Plan) int {
+	spares.Lock()
+	defer spares.Unlock()
+	if spares.ready == nil || !spares.ready.plan.Same(plan) {
+		return 0
+	}
+	return spares.ready.st.cmd.Process.Pid
 }
 
 // awaitHandoff waits until the spare is confined and waits for its
-// command: a thread of it blocked receiving on its socket.
-func awaitHandoff(t *testing.T, pid int) {
-	t.Helper()
+// command (a thread of it blocked receiving on its socket), or is gone.
+func awaitHandoff(pid int, deadline time.Time) bool {
 	want := strconv.Itoa(unix.SYS_RECVMSG) + " "
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	for ; time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", pid))
+		if len(tasks) == 0 {
+			return false
+		}
 		for _, task := range tasks {
 			if b, err := os.ReadFile(task); err == nil && strings.HasPrefix(string(b), want) {
-				return
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the spare %d never came to wait for its command", pid)
-		}
 	}
+	return false
 }
 
 // startConfinedOn starts script confined by plan, on a terminal or on
