@@ -9,9 +9,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/termhelper/termhelper/sandbox"
 	"golang.org/x/sys/unix"
 )
@@ -287,4 +290,42 @@ func TestTheReaperLeavesACommandBeingHandedOver(t *testing.T) {
 		t.Fatalf("the exit status was lost: %v", err)
 	}
 	unregister(pid)
+}
+
+// A command a spare starts is, until it executes, an untagged child of
+// the helper that the helper has not registered yet: a command tree ended
+// meanwhile, the only one alive, does not take it for a stray of its own.
+// It runs in a process of its own, which becomes a subreaper.
+func TestAnEndingTreeLeavesACommandBeingHandedOver(t *testing.T) {
+	if os.Getenv("TERMHELPER_HANDOFF_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAnEndingTreeLeavesACommandBeingHandedOver$", "-test.v")
+		cmd.Env = append(os.Environ(), "TERMHELPER_HANDOFF_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	Init()
+	if !subreaper {
+		t.Skip("the helper cannot be a subreaper here")
+	}
+	ending := exec.Command("sleep", "60")
+	ending.Env = []string{TagVar + "=ending"}
+	require.NoError(t, startRegistered(ending))
+	addTree(ending.Process.Pid)
+	beginHandoff()
+	handed := exec.Command("sleep", "60")
+	handed.Env = []string{}
+	require.NoError(t, handed.Start())
+	KillTree(ending.Process.Pid, "ending", SIGKILL, 0)
+	endHandoff(handed.Process.Pid)
+	ending.Wait()
+	forgetTree(ending.Process.Pid)
+	handed.Process.Signal(syscall.SIGTERM)
+	handed.Wait()
+	ws := handed.ProcessState.Sys().(syscall.WaitStatus)
+	assert.Equal(t, syscall.SIGTERM, ws.Signal(), "the handed command was ended with the tree")
+	unregister(handed.Process.Pid)
+	unregister(ending.Process.Pid)
 }
