@@ -484,3 +484,14 @@ func within[T any](t *testing.T, ch <-chan T, what string) T {
 	var zero T
 	return zero
 }
+
+// describe is an answer's every field but its output, for a failure's
+// message: how the command ended says where its output went.
+func describe(r result) string {
+	r.Output = ""
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}

@@ -240,7 +240,7 @@ func TestManySequentialRunsLoseNothing(t *testing.T) {
 	each(t, func(t *testing.T, c *client, root string) {
 		for i := range 200 {
 			r := c.exec(map[string]any{"command": fmt.Sprintf("echo run-%d", i)})
-			require.Equal(t, fmt.Sprintf("run-%d", i), strings.TrimSpace(r.Output), "run %d", i)
+			require.Equal(t, fmt.Sprintf("run-%d", i), strings.TrimSpace(r.Output), "run %d: %s; stderr:\n%s", i, describe(r), c.stderr)
 		}
 	})
 }

@@ -24,6 +24,11 @@ func sysProcAttr(withTTY bool) *syscall.SysProcAttr {
 var children = struct {
 	sync.Mutex
 	pids map[int]bool
+	// handoffs counts the commands being handed to a spare: their pid is
+	// not known until the spare answers, and one that ended by then must
+	// not be reaped as an orphan. A scan put off for them is made after.
+	handoffs int
+	put      bool
 }{pids: map[int]bool{}}
 
 func startRegistered(cmd *exec.Cmd) error {
@@ -82,10 +87,37 @@ func reapOrphans() {
 	}
 }
 
+// beginHandoff holds the reaper off until endHandoff.
+func beginHandoff() {
+	children.Lock()
+	children.handoffs++
+	children.Unlock()
+}
+
+// endHandoff registers pid (0: none) as a child the helper waits for, and
+// makes the scan put off meanwhile.
+func endHandoff(pid int) {
+	children.Lock()
+	if pid > 0 {
+		children.pids[pid] = true
+	}
+	children.handoffs--
+	scan := children.handoffs == 0 && children.put
+	children.put = children.put && !scan
+	children.Unlock()
+	if scan {
+		go reapOnce()
+	}
+}
+
 func reapOnce() {
 	self := os.Getpid()
 	children.Lock()
 	defer children.Unlock()
+	if children.handoffs > 0 {
+		children.put = true
+		return
+	}
 	for _, pid := range childrenOf(self) {
 		if st, ok := readStat(pid); ok && st.state == 'Z' && !children.pids[pid] {
 			var ws unix.WaitStatus

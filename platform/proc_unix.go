@@ -21,7 +21,8 @@ import (
 const TagVar = "TERMHELPER_SESSION"
 
 type sysProcess struct {
-	cmd    *exec.Cmd
+	proc   *os.Process
+	spare  *spare   // the spare that started the command and watches it, ended by Close
 	master *os.File // pty mode: the terminal's master side
 	stdin  *os.File // pipes mode: the write end of the input, closed by Close
 	tag    string
@@ -46,12 +47,13 @@ func Start(spec Spec) (*Process, error) {
 	return startPipes(cmd, spec)
 }
 
-// started is a command just started: the exec.Cmd that runs (a retry
-// without a cgroup is a new one), its cgroup, its sandbox guard, which
-// lives as long as the process, and what to call when it ends (a
-// confined command's: the next spare).
+// started is a command just started: its process, its cgroup, its
+// sandbox guard, which lives as long as the process, what to call when it
+// ends (a confined command's: the next spare), and the spare that started
+// it, if one did.
 type started struct {
-	cmd   *exec.Cmd
+	proc  *os.Process
+	spare *spare
 	cg    *treeCgroup
 	guard *sandbox.Guard
 	ended func()
@@ -63,9 +65,15 @@ type started struct {
 func startConfined(cmd *exec.Cmd, spec Spec) (started, error) {
 	if spec.Sandbox == nil {
 		cmd, cg, err := startContained(cmd, newTreeCgroup())
-		return started{cmd: cmd, cg: cg}, err
+		if err != nil {
+			return started{}, err
+		}
+		return started{proc: cmd.Process, cg: cg}, nil
 	}
-	st, ok := fromSpare(cmd, *spec.Sandbox, spec.Argv)
+	st, ok, err := fromSpare(cmd, *spec.Sandbox, spec.Argv)
+	if err != nil {
+		return started{}, fmt.Errorf("start: %w", err)
+	}
 	if !ok {
 		launch, err := sandbox.Prepare(*spec.Sandbox, spec.Argv)
 		if err != nil {
@@ -95,7 +103,7 @@ func startLaunch(cmd *exec.Cmd, launch *sandbox.Launch) (started, error) {
 		cg.release()
 		return started{}, err
 	}
-	return started{cmd: cmd, cg: cg, guard: guard}, nil
+	return started{proc: cmd.Process, cg: cg, guard: guard}, nil
 }
 
 func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
@@ -124,14 +132,13 @@ func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
 		closeAll(errR, errW)
 		return nil, err
 	}
-	cmd = st.cmd
-	addTree(cmd.Process.Pid)
+	addTree(st.proc.Pid)
 	closeAll(errW)
-	p := &Process{Pid: cmd.Process.Pid, Output: master, Input: master, guard: st.guard}
+	p := &Process{Pid: st.proc.Pid, Output: master, Input: master, guard: st.guard}
 	if errR != nil {
 		p.Stderr = errR
 	}
-	p.sys = sysProcess{cmd: cmd, master: master, tag: spec.Tag, cg: st.cg, ended: st.ended}
+	p.sys = sysProcess{proc: st.proc, spare: st.spare, master: master, tag: spec.Tag, cg: st.cg, ended: st.ended}
 	p.initial = initialInput{data: spec.Stdin, to: master}
 	return p, nil
 }
@@ -158,13 +165,12 @@ func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
 		closeAll(outR, outW, errR, errW, inR, inW)
 		return nil, err
 	}
-	cmd = st.cmd
-	addTree(cmd.Process.Pid)
+	addTree(st.proc.Pid)
 	closeAll(outW, errW, inR)
-	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR, guard: st.guard}
+	p := &Process{Pid: st.proc.Pid, Output: outR, Stderr: errR, guard: st.guard}
 	// The input is written then closed, whether or not the command reads it.
 	p.initial = initialInput{data: spec.Stdin, to: inW, close: inW}
-	p.sys = sysProcess{cmd: cmd, stdin: inW, tag: spec.Tag, cg: st.cg, ended: st.ended}
+	p.sys = sysProcess{proc: st.proc, spare: st.spare, stdin: inW, tag: spec.Tag, cg: st.cg, ended: st.ended}
 	return p, nil
 }
 
@@ -222,7 +228,7 @@ func setSize(master *os.File, cols, rows int) error {
 
 // Wait waits for the command's own process (not its descendants) to end.
 func (p *Process) Wait() (Exit, error) {
-	err := p.sys.cmd.Wait()
+	state, err := p.sys.proc.Wait()
 	unregister(p.Pid)
 	if p.sys.ended != nil {
 		p.sys.ended()
@@ -230,7 +236,6 @@ func (p *Process) Wait() (Exit, error) {
 	p.sys.mu.Lock()
 	p.sys.exited = true
 	p.sys.mu.Unlock()
-	state := p.sys.cmd.ProcessState
 	if state == nil {
 		return Exit{Code: -1}, err
 	}
@@ -327,6 +332,7 @@ func (p *Process) StopReading() {
 // after the readers are done. It also ends a pending write of the initial
 // input that a descendant holding the input open never read.
 func (p *Process) Close() {
+	p.sys.spare.retire()
 	p.sys.cg.release() // once the tree is gone; else Kill or Alive will
 	p.guard.Close()
 	if p.sys.stdin != nil {

@@ -12,7 +12,7 @@ import (
 
 // Spares: the helper keeps one sandbox trampoline started ahead, confined
 // by the plan of the last confined command, for the next command with
-// the same plan (sandbox.PrepareSpare says why). It is made once the
+// the same plan (sandbox.PrepareSpare says why). It is made just after the
 // command before has ended, or spareDelay after that command started,
 // whichever comes first, so that making it does not slow that command
 // down. A spare whose plan or footprint no longer holds is ended, never
@@ -22,11 +22,16 @@ import (
 // before the next spare is made.
 const spareDelay = 200 * time.Millisecond
 
+// spareAfterEnd is how long after a command's end the next spare is made:
+// once the command's answer has gone out, which making it at once slowed.
+const spareAfterEnd = 5 * time.Millisecond
+
 type spare struct {
 	plan      sandbox.Plan
 	footprint string
 	launch    *sandbox.Launch
 	st        started
+	once      sync.Once // retire's
 }
 
 var spares struct {
@@ -37,21 +42,37 @@ var spares struct {
 }
 
 // fromSpare starts cmd (its files, folder and environment; argv as the
-// command) on the spare, when there is one for plan that still holds.
-func fromSpare(cmd *exec.Cmd, plan sandbox.Plan, argv []string) (started, bool) {
+// command) on the spare, when there is one for plan that still holds: its
+// footprint is checked while the spare, handed the command, wakes. An
+// error is a command that may have started and was ended: it is not
+// started again.
+func fromSpare(cmd *exec.Cmd, plan sandbox.Plan, argv []string) (started, bool, error) {
 	h, ok := handoffOf(cmd, argv)
 	if !ok {
-		return started{}, false
+		return started{}, false, nil
 	}
 	sp := takeSpare(plan)
 	if sp == nil {
-		return started{}, false
+		return started{}, false, nil
 	}
-	if err := sp.launch.Hand(h); err != nil {
+	if sp.launch.Hand(h) != nil || sandbox.Footprint(plan) != sp.footprint {
+		go sp.end()
+		return started{}, false, nil
+	}
+	beginHandoff()
+	pid, err := sp.launch.Go()
+	endHandoff(pid)
+	if err != nil {
+		sp.st.cg.killAll()
 		sp.end()
-		return started{}, false
+		return started{}, false, err
 	}
-	return sp.st, true
+	st := sp.st
+	if pid != st.proc.Pid { // the spare started it, and watches it
+		st.proc, _ = os.FindProcess(pid) // never fails on Linux
+		st.spare = sp
+	}
+	return st, true, nil
 }
 
 // handoffOf is what the spare needs of cmd; a folder that is not there
@@ -71,8 +92,8 @@ func handoffOf(cmd *exec.Cmd, argv []string) (sandbox.Handoff, bool) {
 	return h, true
 }
 
-// takeSpare takes the spare if it was made for plan and its footprint
-// holds; a spare that does not fit is ended.
+// takeSpare takes the spare if it was made for plan; one that was not is
+// ended.
 func takeSpare(plan sandbox.Plan) *spare {
 	spares.Lock()
 	sp := spares.ready
@@ -81,7 +102,7 @@ func takeSpare(plan sandbox.Plan) *spare {
 	if sp == nil {
 		return nil
 	}
-	if !sp.plan.Same(plan) || sandbox.Footprint(plan) != sp.footprint {
+	if !sp.plan.Same(plan) {
 		go sp.end()
 		return nil
 	}
@@ -95,7 +116,7 @@ func scheduleSpare(plan sandbox.Plan) func() {
 	var once sync.Once
 	refill := func(replace bool) { once.Do(func() { go refillSpare(plan, replace) }) }
 	time.AfterFunc(spareDelay, func() { refill(false) })
-	return func() { refill(true) }
+	return func() { time.AfterFunc(spareAfterEnd, func() { refill(true) }) }
 }
 
 // refillSpare makes a spare for plan, unless one is being made or one is
@@ -144,12 +165,28 @@ func startSpare(plan sandbox.Plan) *spare {
 // end ends an unused spare and releases what it holds.
 func (sp *spare) end() {
 	sp.launch.Abort()
-	pid := sp.st.cmd.Process.Pid
-	unix.Kill(pid, unix.SIGKILL)
-	sp.st.cmd.Wait()
-	unregister(pid)
+	sp.kill()
 	sp.st.cg.release()
 	sp.st.guard.Close()
+}
+
+// retire ends the spare that started a command, once the command has
+// ended: killed first, so that the end of its socket is not taken for
+// the helper's. What it held (the cgroup, the guard) is the command's.
+func (sp *spare) retire() {
+	if sp == nil {
+		return
+	}
+	sp.once.Do(func() {
+		sp.kill()
+		sp.launch.Retire()
+	})
+}
+
+func (sp *spare) kill() {
+	unix.Kill(sp.st.proc.Pid, unix.SIGKILL)
+	sp.st.proc.Wait()
+	unregister(sp.st.proc.Pid)
 }
 
 // DropSpare ends the spare, and any made from now on: the helper is going.

@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/termhelper/termhelper/sandbox"
 	"golang.org/x/sys/unix"
 )
@@ -44,7 +48,7 @@ func readyFor(plan sandbox.Plan) int {
 	if spares.ready == nil || !spares.ready.plan.Same(plan) {
 		return 0
 	}
-	return spares.ready.st.cmd.Process.Pid
+	return spares.ready.st.proc.Pid
 }
 
 // awaitHandoff waits until the spare is confined and waits for its
@@ -63,6 +67,25 @@ func awaitHandoff(pid int, deadline time.Time) bool {
 		}
 	}
 	return false
+}
+
+// startedBy is the pid of the spare that started p, 0 if none did.
+func startedBy(p *Process) int {
+	if p.sys.spare == nil {
+		return 0
+	}
+	return p.sys.spare.st.proc.Pid
+}
+
+// mountNamespace names the mount namespace of pid, which a command its
+// spare starts runs in.
+func mountNamespace(t *testing.T, pid int) string {
+	t.Helper()
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
 }
 
 // startConfinedOn starts script confined by plan, on a terminal or on
@@ -123,15 +146,16 @@ func TestTheNextConfinedCommandRunsOnTheSpareConfinedOnItsTerminal(t *testing.T)
 	plan := confinedPlan(t)
 	outside := t.TempDir()
 	pid := readySpare(t, plan)
-	p := startConfinedOn(t, plan, true, `tty; echo inside > made; echo x > "$OUT/escaped"; read -s -p "pw: " x; echo "got $x"`, "OUT="+outside)
-	if p.Pid != pid {
-		t.Fatalf("the command ran as %d, not on the spare %d", p.Pid, pid)
+	ns := mountNamespace(t, pid)
+	p := startConfinedOn(t, plan, true, `tty; readlink /proc/$$/ns/mnt; echo inside > made; echo x > "$OUT/escaped"; read -s -p "pw: " x; echo "got $x"`, "OUT="+outside)
+	if by := startedBy(p); by != pid {
+		t.Fatalf("the command was started by %d, not by the spare %d", by, pid)
 	}
 	result := collect(t, p)
 	eventually(t, p, "a password read on the spare's terminal", func(s InputState) bool { return s.Waiting && s.Secret })
 	p.Input.Write([]byte("sesame\n"))
 	out, _ := result()
-	if !strings.Contains(out, "/dev/pts/") || !strings.Contains(out, "got sesame") {
+	if !strings.Contains(out, "/dev/pts/") || !strings.Contains(out, ns) || !strings.Contains(out, "got sesame") {
 		t.Fatalf("output %q", out)
 	}
 	if _, err := os.Stat(filepath.Join(plan.Root, "made")); err != nil {
@@ -148,13 +172,14 @@ func TestACommandOnPipesRunsOnTheSpare(t *testing.T) {
 	// A variable given twice: the command's environment holds the last,
 	// once, as os/exec makes it for a fresh start (the tag appended to an
 	// environment that has one).
-	p := startConfinedOn(t, plan, false, `cat; echo "in $PWD" >&2; tr '\0' '\n' < /proc/$$/environ | grep ^SPARE_VAR=`,
+	ns := mountNamespace(t, pid)
+	p := startConfinedOn(t, plan, false, `cat; echo "in $PWD" >&2; tr '\0' '\n' < /proc/$$/environ | grep ^SPARE_VAR=; readlink /proc/$$/ns/mnt`,
 		"SPARE_VAR=an outer one", "SPARE_VAR=the request's")
-	if p.Pid != pid {
-		t.Fatalf("the command ran as %d, not on the spare %d", p.Pid, pid)
+	if by := startedBy(p); by != pid {
+		t.Fatalf("the command was started by %d, not by the spare %d", by, pid)
 	}
 	out, errOut := finish(t, p)
-	if out != "from stdin\nSPARE_VAR=the request's\n" || errOut != "in "+plan.Root+"\n" {
+	if out != "from stdin\nSPARE_VAR=the request's\n"+ns+"\n" || errOut != "in "+plan.Root+"\n" {
 		t.Fatalf("stdout %q, stderr %q", out, errOut)
 	}
 }
@@ -171,7 +196,7 @@ func TestASpareIsNotUsedOnceAProtectedFileAppeared(t *testing.T) {
 	}
 	p := startConfinedOn(t, plan, false, `echo 'sandbox = "off"' >> .termhelper.toml; echo done`)
 	finish(t, p)
-	if p.Pid == pid {
+	if startedBy(p) == pid {
 		t.Error("the spare made before the file ran the command")
 	}
 	if b, _ := os.ReadFile(config); string(b) != "# the user's\n" {
@@ -191,7 +216,7 @@ func TestASpareIsNotUsedOnceASecretPlaceAppeared(t *testing.T) {
 	}
 	p := startConfinedOn(t, plan, false, `cat "$H/.aws/credentials"; echo done`, "H="+home)
 	out, _ := finish(t, p)
-	if p.Pid == pid {
+	if startedBy(p) == pid {
 		t.Error("the spare made before the secret place ran the command")
 	}
 	if strings.Contains(out, "spare-7731") || !strings.Contains(out, "done") {
@@ -210,7 +235,7 @@ func TestATakenSpareIsReplacedAndDropSpareEndsIt(t *testing.T) {
 		}
 		spares.Lock()
 		if sp := spares.ready; sp != nil {
-			next = sp.st.cmd.Process.Pid
+			next = sp.st.proc.Pid
 		}
 		spares.Unlock()
 	}
@@ -225,4 +250,82 @@ func TestATakenSpareIsReplacedAndDropSpareEndsIt(t *testing.T) {
 	if spares.ready != nil {
 		t.Fatal("a spare was made after DropSpare")
 	}
+}
+
+// A command a spare starts is the helper's child before the helper knows
+// its pid; ended by then, it is not reaped as an orphan, and its exit
+// status is the helper's to read. It runs in a process of its own, which
+// becomes a subreaper.
+func TestTheReaperLeavesACommandBeingHandedOver(t *testing.T) {
+	if os.Getenv("TERMHELPER_HANDOFF_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTheReaperLeavesACommandBeingHandedOver$", "-test.v")
+		cmd.Env = append(os.Environ(), "TERMHELPER_HANDOFF_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	Init()
+	if !subreaper {
+		t.Skip("the helper cannot be a subreaper here")
+	}
+	beginHandoff()
+	cmd := exec.Command("/bin/sh", "-c", "exit 7")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if st, ok := readStat(pid); ok && st.state == 'Z' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not end")
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the reaper's scan at its SIGCHLD
+	endHandoff(pid)
+	if err := cmd.Wait(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 7 {
+		t.Fatalf("the exit status was lost: %v", err)
+	}
+	unregister(pid)
+}
+
+// A command a spare starts is, until it executes, an untagged child of
+// the helper that the helper has not registered yet: a command tree ended
+// meanwhile, the only one alive, does not take it for a stray of its own.
+// It runs in a process of its own, which becomes a subreaper.
+func TestAnEndingTreeLeavesACommandBeingHandedOver(t *testing.T) {
+	if os.Getenv("TERMHELPER_HANDOFF_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAnEndingTreeLeavesACommandBeingHandedOver$", "-test.v")
+		cmd.Env = append(os.Environ(), "TERMHELPER_HANDOFF_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	Init()
+	if !subreaper {
+		t.Skip("the helper cannot be a subreaper here")
+	}
+	ending := exec.Command("sleep", "60")
+	ending.Env = []string{TagVar + "=ending"}
+	require.NoError(t, startRegistered(ending))
+	addTree(ending.Process.Pid)
+	beginHandoff()
+	handed := exec.Command("sleep", "60")
+	handed.Env = []string{}
+	require.NoError(t, handed.Start())
+	KillTree(ending.Process.Pid, "ending", SIGKILL, 0)
+	endHandoff(handed.Process.Pid)
+	ending.Wait()
+	forgetTree(ending.Process.Pid)
+	handed.Process.Signal(syscall.SIGTERM)
+	handed.Wait()
+	ws := handed.ProcessState.Sys().(syscall.WaitStatus)
+	assert.Equal(t, syscall.SIGTERM, ws.Signal(), "the handed command was ended with the tree")
+	unregister(handed.Process.Pid)
+	unregister(ending.Process.Pid)
 }

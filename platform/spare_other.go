@@ -10,7 +10,13 @@ import (
 
 // No spares here: the sandbox is Linux's trampoline or Seatbelt's
 // sandbox-exec, which has no costly start of its own to take ahead.
-func fromSpare(*exec.Cmd, sandbox.Plan, []string) (started, bool) { return started{}, false }
+func fromSpare(*exec.Cmd, sandbox.Plan, []string) (started, bool, error) {
+	return started{}, false, nil
+}
+
+type spare struct{}
+
+func (*spare) retire() {}
 
 func scheduleSpare(sandbox.Plan) func() { return nil }
 

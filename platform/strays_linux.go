@@ -57,10 +57,12 @@ func markDetached(pid int) {
 
 // unclaimed reports whether pid, a child of the helper, is an orphan that
 // kept nothing of its command: not started by the helper, not left
-// running on purpose, and without any tag.
+// running on purpose, and without any tag. While a command is being
+// handed to a spare, no child is: the command is the helper's child
+// before the helper knows its pid, and untagged until it executes.
 func unclaimed(pid int) bool {
 	children.Lock()
-	started := children.pids[pid]
+	started := children.pids[pid] || children.handoffs > 0
 	children.Unlock()
 	detached.Lock()
 	kept := detached.pids[pid]

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -81,16 +84,16 @@ func handoffPair() (helper, child *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "sandbox-handoff"), os.NewFile(uintptr(fds[1]), "sandbox-handoff"), nil
 }
 
-// Hand gives the spare its command; the spare executes it at once, or,
-// if its confinement failed, says why on h's standard error and exits
-// 126. An error means the spare has not got the command: the caller ends
-// it and starts the command another way.
+// Hand gives the spare its command. The spare makes ready to start it,
+// then waits for Go: the caller checks meanwhile that the spare still
+// holds (its footprint), while the spare wakes. An error means the spare
+// has not got the command: the caller ends it and starts the command
+// another way.
 func (l *Launch) Hand(h Handoff) error {
 	s := &l.sys
 	if s.ctl == nil {
 		return errors.New("sandbox: not a spare")
 	}
-	defer s.ctl.Close()
 	msg, _ := json.Marshal(handoffMsg{Argv: h.Argv, Env: h.Env, Dir: h.Dir, Ctty: h.Ctty}) // strings and a bool
 	if len(msg) > maxHandoff {
 		return errors.New("sandbox: the command is too long for a spare")
@@ -110,45 +113,191 @@ func (l *Launch) Hand(h Handoff) error {
 	return nil
 }
 
+// Go has the spare start the command it was handed and returns the pid
+// to wait for. The spare starts it as the helper's own child
+// (CLONE_PARENT), in its namespaces, Landlock domain and seccomp filter,
+// and stays beside it as its watchdog (see serveSpare); it answers with
+// its own pid only if it could not start the command, and then it says
+// why on the command's standard error and exits 126, as a fresh
+// trampoline would. After an error the command may have started: the
+// caller ends the spare's whole cgroup, and fails the start.
+func (l *Launch) Go() (int, error) {
+	s := &l.sys
+	if _, err := s.ctl.Write([]byte{goByte}); err != nil {
+		return 0, fmt.Errorf("sandbox: starting the command on its spare: %w", err)
+	}
+	pid, err := readPid(s.ctl)
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: the spare gave no pid for its command: %w", err)
+	}
+	return pid, nil
+}
+
+// goByte is Go's message.
+const goByte = 'y'
+
+// readPid reads the pid a spare answers its handoff with, within
+// handoffWait: a spare that neither answers nor goes is never waited on
+// for ever. A read with a timeout is not restarted after a signal (the
+// runtime's own come often): it is read again for the time left.
+func readPid(ctl *os.File) (int, error) {
+	buf, fd := make([]byte, 16), int(ctl.Fd())
+	var n int
+	var err error = unix.EINTR
+	for deadline := time.Now().Add(handoffWait); err == unix.EINTR; {
+		tv := unix.NsecToTimeval(max(time.Until(deadline), time.Millisecond).Nanoseconds())
+		if err = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+			return 0, err
+		}
+		n, err = unix.Read(fd, buf)
+		if err == unix.EINTR && time.Now().After(deadline) {
+			err = unix.EAGAIN
+		}
+	}
+	runtime.KeepAlive(ctl)
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(string(buf[:max(n, 0)]))
+	if err != nil || pid <= 0 {
+		return 0, errors.New("no pid in its answer")
+	}
+	return pid, nil
+}
+
+// handoffWait bounds the wait for a spare's answer: the start of one
+// process, unless the machine has stopped.
+const handoffWait = 10 * time.Second
+
+// Retire ends a spare that started a command, once the command has ended
+// (the caller kills the spare first: the end of its socket alone would
+// have it end the command's group as if the helper had gone).
+func (l *Launch) Retire() {
+	if l.sys.ctl != nil {
+		l.sys.ctl.Close()
+	}
+}
+
 // serveSpare is the trampoline as a spare: confined first, then the
-// command when it comes. A confinement that failed is told on the
-// command's standard error, where a fresh trampoline would have told it.
+// command when it comes. The command is forked, not executed in the
+// spare's place: a child made by vfork executes without tearing down the
+// spare's Go runtime first, which made up most of a spare's start. Made
+// with CLONE_PARENT, it is the helper's child, waited for by the helper,
+// with the pid the helper reports. A confinement that failed is told on
+// the command's standard error, where a fresh trampoline would have told
+// it, and the spare, which then stands for the command, exits 126.
 func serveSpare(w wire) int {
 	unix.CloseOnExec(w.CtlFD)
 	err := confine(w)
-	h, rerr := receiveHandoff(w.CtlFD)
+	h, fds, rerr := receiveHandoff(w.CtlFD)
 	if rerr != nil {
 		return 126 // the helper ended the spare, or went: nothing to run
 	}
+	var path string
 	if err == nil {
-		err = h.enter()
+		path, err = h.ready()
+	}
+	if !awaitGo(w.CtlFD) {
+		return 126 // the spare is out of date: the helper starts the command another way
 	}
 	if err == nil {
-		err = execute(h.Argv, nil)
+		var child spareChild
+		if child, err = h.start(path, fds); err == nil {
+			closeAll(fds)
+			unix.Write(w.CtlFD, []byte(strconv.Itoa(child.pid)))
+			return child.watch(w.CtlFD)
+		}
 	}
-	fmt.Fprintf(os.Stderr, "termhelper: the sandbox could not be set up, the command did not run: %s\n", oneLine(err))
+	if perr := placeStdio(fds); perr == nil {
+		fmt.Fprintf(os.Stderr, "termhelper: the sandbox could not be set up, the command did not run: %s\n", oneLine(err))
+	}
+	unix.Write(w.CtlFD, []byte(strconv.Itoa(os.Getpid())))
 	return 126
 }
 
-// receiveHandoff waits for the command. Its files arrive close-on-exec;
-// enter puts them in place.
-func receiveHandoff(fd int) (handoffMsg, error) {
+// awaitGo waits for the helper's Go.
+func awaitGo(ctl int) bool {
+	buf := make([]byte, 1)
+	for {
+		n, err := unix.Read(ctl, buf)
+		if err != unix.EINTR {
+			return err == nil && n == 1 && buf[0] == goByte
+		}
+	}
+}
+
+// receiveHandoff waits for the command. Its files arrive close-on-exec.
+func receiveHandoff(fd int) (handoffMsg, []int, error) {
 	var h handoffMsg
 	buf, oob := make([]byte, maxHandoff+1), make([]byte, unix.CmsgSpace(3*4))
 	n, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return h, err
+		return h, nil, err
 	}
 	fds, perr := passedFDs(oob[:oobn])
 	if perr != nil || len(fds) != 3 || n == 0 || flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 {
 		closeAll(fds)
-		return h, errors.New("the helper sent no command")
+		return h, nil, errors.New("the helper sent no command")
 	}
 	if err := json.Unmarshal(buf[:n], &h); err != nil || len(h.Argv) == 0 {
 		closeAll(fds)
-		return h, errors.New("the helper sent no command")
+		return h, nil, errors.New("the helper sent no command")
 	}
-	return h, placeStdio(fds)
+	return h, fds, nil
+}
+
+// spareChild is the command a spare started: its pid, and a pidfd that
+// names it even once the pid could be another's.
+type spareChild struct{ pid, pidfd int }
+
+// ready enters the command's folder and environment, and finds its
+// program, before the helper says Go.
+func (h handoffMsg) ready() (string, error) {
+	if err := h.enter(); err != nil {
+		return "", err
+	}
+	return exec.LookPath(h.Argv[0])
+}
+
+// start forks the command at path with files as its standard ones, in a
+// session of its own that takes the terminal when there is one, as a
+// fresh trampoline's exec.Cmd made it. The spare gives up its
+// parent-death signal first: from now on it watches for the helper's end
+// itself, for the command, which as the helper's child cannot have one
+// of its own.
+func (h handoffMsg) start(path string, files []int) (spareChild, error) {
+	parent := unix.Getppid()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, 0, 0, 0, 0); err != nil {
+		return spareChild{}, fmt.Errorf("watching for the helper: %w", err)
+	}
+	if unix.Getppid() != parent {
+		return spareChild{}, errors.New("the helper has gone")
+	}
+	c := spareChild{pidfd: -1}
+	attr := &syscall.ProcAttr{Env: restoreLoader(os.Environ(), nil), Files: []uintptr{uintptr(files[0]), uintptr(files[1]), uintptr(files[2])},
+		Sys: &syscall.SysProcAttr{Setsid: true, Setctty: h.Ctty, Ctty: 0, Cloneflags: unix.CLONE_PARENT, PidFD: &c.pidfd}}
+	var err error
+	if c.pid, err = syscall.ForkExec(path, h.Argv, attr); err != nil {
+		return spareChild{}, err
+	}
+	return c, nil
+}
+
+// watch waits on the spare's socket for as long as the command may run.
+// The helper kills the spare once the command has ended; anything else
+// that wakes it (the socket's end: the helper has gone without ending
+// it) ends the command's session, as a parent-death signal would have.
+func (c spareChild) watch(ctl int) int {
+	buf := make([]byte, 1)
+	for {
+		if _, err := unix.Read(ctl, buf); err != unix.EINTR {
+			break
+		}
+	}
+	if unix.PidfdSendSignal(c.pidfd, unix.SIGKILL, nil, 0) == nil {
+		unix.Kill(-c.pid, unix.SIGKILL) // its group too, while its pid is still its own
+	}
+	return 0
 }
 
 // placeStdio makes fds the standard input, output and error.
@@ -161,16 +310,10 @@ func placeStdio(fds []int) error {
 	return nil
 }
 
-// enter takes the terminal (the spare leads a session of its own, as a
-// fresh trampoline's exec.Cmd made it), the command's folder and its
-// environment, which execute passes on. A variable given twice keeps its
-// last value, once, as os/exec leaves it for a fresh trampoline.
+// enter takes the command's folder and its environment, which start
+// passes on. A variable given twice keeps its last value, once, as
+// os/exec leaves it for a fresh trampoline.
 func (h handoffMsg) enter() error {
-	if h.Ctty {
-		if err := unix.IoctlSetInt(0, unix.TIOCSCTTY, 0); err != nil {
-			return fmt.Errorf("taking the terminal: %w", err)
-		}
-	}
 	if err := unix.Chdir(h.Dir); err != nil {
 		return fmt.Errorf("entering %s: %w", h.Dir, err)
 	}
