@@ -389,8 +389,8 @@ func pidsWith(s string) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !strings.Contains(string(b), s) {
+		b, ok := cmdline(e.Name())
+		if !ok || !strings.Contains(string(b), s) {
 			continue
 		}
 		if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); strings.Contains(string(st), ") Z") {
@@ -399,6 +399,24 @@ func pidsWith(s string) []int {
 		out = append(out, pid)
 	}
 	return out
+}
+
+// cmdline is a process's command line. A process in the middle of an
+// execve (a trampoline becoming the command, a shell becoming its
+// program) reads as empty until the new program's arguments are in place,
+// which on a loaded machine, the program read from disk, takes
+// milliseconds: it is read again until they are, or until the process is
+// gone. A kernel thread, empty for good, has no program.
+func cmdline(pid string) ([]byte, bool) {
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + pid + "/cmdline")
+		if err != nil {
+			return nil, false
+		}
+		if _, err := os.Readlink("/proc/" + pid + "/exe"); len(b) > 0 || err != nil || time.Now().After(deadline) {
+			return b, len(b) > 0
+		}
+	}
 }
 
 // noneLeft waits (within the watchdog) until no process has s in its command
