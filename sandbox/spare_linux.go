@@ -328,32 +328,126 @@ func (h handoffMsg) enter() error {
 	return nil
 }
 
-// Footprint is what confining by p depends on besides p itself: what lies
-// at each of its paths now (device, inode and type, or the error). A
-// spare confines a command as a fresh trampoline would only while the
-// footprint it was started with holds: a secret place made since, a
-// protected file replaced, a cache that appeared, the root moved.
-func Footprint(p Plan) string {
-	b := make([]byte, 0, 32*(2+len(p.Writable)+len(p.Protect)+len(p.Hide)))
-	add := func(path string) {
-		var st unix.Stat_t
-		if err := unix.Stat(path, &st); err != nil {
-			errno, _ := err.(unix.Errno)
-			b = strconv.AppendUint(append(b, '!'), uint64(errno), 10)
-		} else {
-			b = strconv.AppendUint(b, st.Dev, 16)
-			b = strconv.AppendUint(append(b, ':'), st.Ino, 16)
-			b = strconv.AppendUint(append(b, ':'), uint64(st.Mode&unix.S_IFMT), 8)
-		}
-		b = append(b, '\n')
-	}
+// A Footprint is what confining by a plan depends on besides the plan
+// itself: what lies at each of its paths. A spare confines a command as a
+// fresh trampoline would only while the footprint it was started with
+// holds: a secret place made since, a protected file replaced, a cache
+// that appeared, the root moved.
+type Footprint struct {
+	there []pathAt   // each path there (device, inode and type) or missing for another reason
+	gone  []goneFrom // the paths missing, by the nearest folder above them that is there
+}
+
+// pathAt is what lay at a path.
+type pathAt struct{ path, state string }
+
+// goneFrom are missing paths and the nearest folder above them that is
+// there, with its change time: while no entry of that folder was made,
+// removed or renamed, they are still missing, without a look at each
+// (most of a plan's secret places are missing, under a few folders).
+type goneFrom struct {
+	dir   pathAt
+	paths []string
+}
+
+// FootprintOf reads p's footprint: its root, temporary folder and lists,
+// and the parent of each folder protect makes if its parent is there.
+func FootprintOf(p Plan) Footprint {
+	var f Footprint
+	gone := map[string]int{} // folder → its index in f.gone
 	for _, list := range [][]string{{p.Root, p.TempDir}, p.Writable, p.Protect, p.Hide} {
 		for _, path := range list {
-			add(path)
-			if strings.HasSuffix(path, "/") { // a folder protect makes if its parent is there
-				add(filepath.Dir(filepath.Clean(path)))
+			f.add(path, gone)
+			if strings.HasSuffix(path, "/") {
+				f.add(filepath.Dir(filepath.Clean(path)), gone)
 			}
 		}
 	}
-	return string(b)
+	return f
+}
+
+func (f *Footprint) add(path string, gone map[string]int) {
+	state, missing := footprintState(path, false)
+	if missing {
+		if dir := nearestThere(path); dir != "" && f.addGone(path, dir, gone) {
+			return
+		}
+	}
+	f.there = append(f.there, pathAt{path, state})
+}
+
+// addGone files a missing path under dir, the nearest folder above it
+// that is there, once the first step below dir is seen missing after
+// dir was read: anything made there since has changed dir.
+func (f *Footprint) addGone(path, dir string, gone map[string]int) bool {
+	i, ok := gone[dir]
+	if !ok {
+		state, _ := footprintState(dir, true)
+		if strings.HasPrefix(state, "!") {
+			return false
+		}
+		i, gone[dir] = len(f.gone), len(f.gone)
+		f.gone = append(f.gone, goneFrom{dir: pathAt{dir, state}})
+	}
+	rel, err := filepath.Rel(dir, filepath.Clean(path))
+	first, _, _ := strings.Cut(rel, "/")
+	if _, missing := footprintState(filepath.Join(dir, first), false); err != nil || !missing {
+		return false
+	}
+	f.gone[i].paths = append(f.gone[i].paths, path)
+	return true
+}
+
+// Holds tells whether every path lies as it did.
+func (f Footprint) Holds() bool {
+	for _, at := range f.there {
+		if state, _ := footprintState(at.path, false); state != at.state {
+			return false
+		}
+	}
+	for _, g := range f.gone {
+		if state, _ := footprintState(g.dir.path, true); state == g.dir.state {
+			continue
+		}
+		for _, path := range g.paths {
+			if _, missing := footprintState(path, false); !missing {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// footprintState is what lies at path: its device, inode and type, with
+// its change time too for a folder's entries; or the error. missing: no
+// such file.
+func footprintState(path string, entries bool) (state string, missing bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		errno, _ := err.(unix.Errno)
+		return "!" + strconv.Itoa(int(errno)), errno == unix.ENOENT
+	}
+	b := strconv.AppendUint(nil, st.Dev, 16)
+	b = strconv.AppendUint(append(b, ':'), st.Ino, 16)
+	b = strconv.AppendUint(append(b, ':'), uint64(st.Mode&unix.S_IFMT), 8)
+	if entries {
+		b = strconv.AppendInt(append(b, ':'), st.Ctim.Nano(), 10)
+	}
+	return string(b), false
+}
+
+// nearestThere is the nearest folder above a missing path that is there,
+// or "" where one above is missing for another reason (not a folder, not
+// to be looked into).
+func nearestThere(path string) string {
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		var st unix.Stat_t
+		err := unix.Stat(dir, &st)
+		switch {
+		case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
+			return dir
+		case err != unix.ENOENT || dir == filepath.Dir(dir):
+			return ""
+		}
+	}
 }
