@@ -472,12 +472,7 @@ func TestTheNextSessionsSocketIsOpenedAhead(t *testing.T) {
 	defer p.Close()
 	ended := listen(t, p, never(t))
 	ended.Close()
-	p.mu.Lock()
-	ahead := p.ahead
-	p.mu.Unlock()
-	if ahead == nil {
-		t.Fatal("no socket was opened ahead")
-	}
+	ahead := openedAhead(t, p)
 	early := &client{t: t, l: ended}
 	early.nc, err = net.DialTimeout("tcp", ahead.Addr().String(), watchdog)
 	if err != nil {
@@ -498,12 +493,7 @@ func TestTheNextSessionsSocketIsOpenedAhead(t *testing.T) {
 		t.Errorf("the next session's own: %d %q", code, body)
 	}
 	next.Close()
-	p.mu.Lock()
-	again := p.ahead
-	p.mu.Unlock()
-	if again == nil {
-		t.Fatal("no socket was opened ahead after the next session")
-	}
+	again := openedAhead(t, p)
 	p.Close()
 	for _, addr := range []string{again.Addr().String(), ahead.Addr().String(), ended.Addr()} {
 		if c, err := net.DialTimeout("tcp", addr, watchdog); err == nil {
@@ -511,4 +501,15 @@ func TestTheNextSessionsSocketIsOpenedAhead(t *testing.T) {
 			t.Errorf("%s still listens after the proxy closed", addr)
 		}
 	}
+}
+
+// openedAhead is the socket p opened for the next session.
+func openedAhead(t *testing.T, p *Proxy) net.Listener {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ahead == nil {
+		t.Fatal("no socket was opened ahead")
+	}
+	return p.ahead
 }
