@@ -353,48 +353,68 @@ type goneFrom struct {
 // FootprintOf reads p's footprint: its root, temporary folder and lists,
 // and the parent of each folder protect makes if its parent is there.
 func FootprintOf(p Plan) Footprint {
-	var f Footprint
-	gone := map[string]int{} // folder → its index in f.gone
+	fl := filing{groups: map[string]int{}, nearest: map[string]string{}, missing: map[string]bool{}}
 	for _, list := range [][]string{{p.Root, p.TempDir}, p.Writable, p.Protect, p.Hide} {
 		for _, path := range list {
-			f.add(path, gone)
+			fl.add(path)
 			if strings.HasSuffix(path, "/") {
-				f.add(filepath.Dir(filepath.Clean(path)), gone)
+				fl.add(filepath.Dir(filepath.Clean(path)))
 			}
 		}
 	}
-	return f
+	return fl.f
 }
 
-func (f *Footprint) add(path string, gone map[string]int) {
+// filing is a footprint being read, with what it learnt on the way.
+type filing struct {
+	f       Footprint
+	groups  map[string]int    // a folder → its index in f.gone
+	nearest map[string]string // a missing path's parent → nearestThere
+	missing map[string]bool   // a step below a group's folder, seen missing after the folder was read
+}
+
+func (fl *filing) add(path string) {
 	state, missing := footprintState(path, false)
-	if missing {
-		if dir := nearestThere(path); dir != "" && f.addGone(path, dir, gone) {
-			return
-		}
+	if missing && fl.addGone(filepath.Clean(path)) {
+		return
 	}
-	f.there = append(f.there, pathAt{path, state})
+	fl.f.there = append(fl.f.there, pathAt{path, state})
 }
 
-// addGone files a missing path under dir, the nearest folder above it
-// that is there, once the first step below dir is seen missing after
-// dir was read: anything made there since has changed dir.
-func (f *Footprint) addGone(path, dir string, gone map[string]int) bool {
-	i, ok := gone[dir]
+// addGone files a missing path under the nearest folder above it that
+// is there, once the first step below that folder is seen missing after
+// the folder was read: anything made there since has changed the folder.
+func (fl *filing) addGone(path string) bool {
+	parent := filepath.Dir(path)
+	dir, ok := fl.nearest[parent]
+	if !ok {
+		dir = nearestThere(path)
+		fl.nearest[parent] = dir
+	}
+	if dir == "" {
+		return false
+	}
+	i, ok := fl.groups[dir]
 	if !ok {
 		state, _ := footprintState(dir, true)
 		if strings.HasPrefix(state, "!") {
 			return false
 		}
-		i, gone[dir] = len(f.gone), len(f.gone)
-		f.gone = append(f.gone, goneFrom{dir: pathAt{dir, state}})
+		i, fl.groups[dir] = len(fl.f.gone), len(fl.f.gone)
+		fl.f.gone = append(fl.f.gone, goneFrom{dir: pathAt{dir, state}})
+	} else if parent == dir {
+		fl.missing[path] = true // seen missing just now, the folder read before
 	}
-	rel, err := filepath.Rel(dir, filepath.Clean(path))
+	rel, err := filepath.Rel(dir, path)
 	first, _, _ := strings.Cut(rel, "/")
-	if _, missing := footprintState(filepath.Join(dir, first), false); err != nil || !missing {
-		return false
+	step := filepath.Join(dir, first)
+	if !fl.missing[step] {
+		if _, missing := footprintState(step, false); err != nil || !missing {
+			return false
+		}
+		fl.missing[step] = true
 	}
-	f.gone[i].paths = append(f.gone[i].paths, path)
+	fl.f.gone[i].paths = append(fl.f.gone[i].paths, path)
 	return true
 }
 
