@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // The default lists. Each entry says why it is there; a path that does
@@ -268,7 +267,7 @@ func makeCache(dir string, r *reads) bool {
 		return false
 	}
 	err := os.Mkdir(dir, 0o700)
-	r.stat(dir)
+	r.made(dir)
 	return err == nil
 }
 
@@ -396,7 +395,10 @@ func ownInstall(root string) string {
 	if err != nil {
 		return ""
 	}
-	dir := filepath.Dir(realExecutable(exe))
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	dir := filepath.Dir(exe)
 	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
 		if filepath.Base(d) == "node_modules" {
 			dir = filepath.Dir(d)
@@ -408,20 +410,3 @@ func ownInstall(root string) string {
 	}
 	return dir
 }
-
-// realExecutable is exe with its links resolved, once per path: the
-// binary this helper runs from does not move (on Linux its path, read
-// from /proc/self/exe, has no links left to resolve).
-func realExecutable(exe string) string {
-	if real, ok := executables.Load(exe); ok {
-		return real.(string)
-	}
-	real, err := filepath.EvalSymlinks(exe)
-	if err != nil {
-		return exe
-	}
-	executables.Store(exe, real)
-	return real
-}
-
-var executables sync.Map // path → the path with its links resolved

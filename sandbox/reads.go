@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // A plan is made for each confined command, and making its default lists
@@ -21,6 +22,10 @@ import (
 type reads struct {
 	paths []pathRead
 	vars  [][2]string // name and value, in the order looked up
+	// unsure: the lists are not to be kept. A path read twice was not the
+	// same both times (the lists may mix both), or what was read changed
+	// too recently for its change time to tell the next change (racy).
+	unsure bool
 }
 
 // pathRead is one path as it was read: whole when what it holds counted
@@ -29,8 +34,14 @@ type pathRead struct {
 	path   string
 	follow bool // through a final link (stat), else of the link (lstat)
 	whole  bool
-	state  string
+	id     string // the error, or device, inode and type
+	times  string // whole: size, modification and change times
 }
+
+// racyWindow: a path that changed this recently when it was read may
+// change again with the same change time (a file system's clock moves in
+// ticks, or in seconds): lists made from it are not kept.
+var racyWindow = 2 * time.Second
 
 // lookup is getenv, recorded.
 func (r *reads) lookup(getenv func(string) string) func(string) string {
@@ -44,27 +55,40 @@ func (r *reads) lookup(getenv func(string) string) func(string) string {
 // stat is os.Stat, recorded (r may be nil: not recorded).
 func (r *reads) stat(path string) (fs.FileInfo, error) {
 	fi, err := os.Stat(path)
-	r.note(path, true, false, fi, err)
+	r.note(pathReadOf(path, true, false, fi, err))
 	return fi, err
 }
 
 // lstat is os.Lstat, recorded.
 func (r *reads) lstat(path string) (fs.FileInfo, error) {
 	fi, err := os.Lstat(path)
-	r.note(path, false, false, fi, err)
+	r.note(pathReadOf(path, false, false, fi, err))
 	return fi, err
+}
+
+// made records dir as the lists made it: missing when first read, there
+// now, by their own doing, which is no change.
+func (r *reads) made(dir string) {
+	if r == nil {
+		return
+	}
+	fi, err := os.Stat(dir)
+	r.put(pathReadOf(dir, true, false, fi, err))
 }
 
 // open opens path to read it whole, recorded as the file opened was
 // before it was read: a change while it is read is a change next time.
 func (r *reads) open(path string) (*os.File, error) {
 	f, err := os.Open(path)
-	if r == nil || err != nil {
-		r.note(path, true, true, nil, err)
+	if r == nil {
 		return f, err
 	}
+	if err != nil {
+		r.note(pathReadOf(path, true, true, nil, err))
+		return nil, err
+	}
 	fi, err := f.Stat()
-	r.note(path, true, true, fi, err)
+	r.note(pathReadOf(path, true, true, fi, err))
 	return f, nil
 }
 
@@ -78,33 +102,50 @@ func (r *reads) readFile(path string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// walkDir is filepath.WalkDir, each folder listed recorded before it is.
+// walkDir is filepath.WalkDir, its root and each folder listed recorded
+// before they are: a root that is not a folder (missing, a link) too.
 func (r *reads) walkDir(root string, fn fs.WalkDirFunc) {
+	fi, err := os.Lstat(root)
+	r.note(pathReadOf(root, false, true, fi, err))
 	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			r.note(path, false, true, nil, err)
-		} else if d.IsDir() {
+		if err == nil && d.IsDir() && path != root {
 			fi, ierr := d.Info()
-			r.note(path, false, true, fi, ierr)
+			r.note(pathReadOf(path, false, true, fi, ierr))
 		}
-		return fn(path, d, err)
+		return fn(path, d, err) // an error after a folder's Info: it could not be listed
 	})
 }
 
-// note records path as found; a path read again is recorded as last found
-// (a cache folder, missing, then made).
-func (r *reads) note(path string, follow, whole bool, fi fs.FileInfo, err error) {
+// note records a read. A path read again must be as it was.
+func (r *reads) note(read pathRead) {
 	if r == nil {
 		return
 	}
+	if read.whole && read.id[0] != '!' && read.times == "" {
+		r.unsure = true // changed too recently to tell
+	}
+	for _, p := range r.paths {
+		if p.path == read.path && p.follow == read.follow &&
+			(p.id != read.id || (p.whole && read.whole && p.times != read.times)) {
+			r.unsure = true
+		}
+	}
+	r.put(read)
+}
+
+// put records read in place of an earlier read of its path, keeping what
+// the earlier read of the whole had.
+func (r *reads) put(read pathRead) {
 	for i, p := range r.paths {
-		if p.path == path && p.follow == follow {
-			whole = whole || p.whole
-			r.paths[i] = pathRead{path, follow, whole, pathState(fi, err, whole)}
+		if p.path == read.path && p.follow == read.follow {
+			if p.whole && !read.whole {
+				read.whole, read.times = true, p.times
+			}
+			r.paths[i] = read
 			return
 		}
 	}
-	r.paths = append(r.paths, pathRead{path, follow, whole, pathState(fi, err, whole)})
+	r.paths = append(r.paths, read)
 }
 
 // hold tells whether every variable and path read is as it was.
@@ -120,24 +161,34 @@ func (r *reads) hold(getenv func(string) string) bool {
 			stat = os.Stat
 		}
 		fi, err := stat(p.path)
-		if pathState(fi, err, p.whole) != p.state {
+		now := pathReadOf(p.path, p.follow, p.whole, fi, err)
+		if now.id != p.id || now.times != p.times {
 			return false
 		}
 	}
 	return true
 }
 
-// pathState is what was found at a path: the error, or what is there
-// (fileState), with its size and times when whole.
-func pathState(fi fs.FileInfo, err error, whole bool) string {
+// pathReadOf is what a read found at a path: the error, or what is there
+// (fileState); a whole read's times are left out (and it is unsure) when
+// it changed within racyWindow.
+func pathReadOf(path string, follow, whole bool, fi fs.FileInfo, err error) pathRead {
+	read := pathRead{path: path, follow: follow, whole: whole}
 	if err != nil {
 		var errno syscall.Errno
 		if errors.As(err, &errno) {
-			return "!" + strconv.Itoa(int(errno))
+			read.id = "!" + strconv.Itoa(int(errno))
+		} else {
+			read.id = "!" + err.Error()
 		}
-		return "!" + err.Error()
+		return read
 	}
-	return fileState(fi, whole)
+	var changed time.Time
+	read.id, read.times, changed = fileState(fi)
+	if !whole || time.Since(changed) < racyWindow {
+		read.times = ""
+	}
+	return read
 }
 
 // made is the last default lists made, with what they were made from.
@@ -163,10 +214,14 @@ func madeBefore(root, home string, getenv func(string) string) (Plan, bool) {
 	return p.clone(), true
 }
 
+// keepMade keeps the lists r made, unless r is unsure of them.
 func keepMade(root, home string, r *reads, p Plan) {
 	made.Lock()
-	made.root, made.home, made.reads, made.plan = root, home, r, p.clone()
-	made.Unlock()
+	defer made.Unlock()
+	made.root, made.home, made.reads, made.plan = root, home, nil, Plan{}
+	if !r.unsure {
+		made.reads, made.plan = r, p.clone()
+	}
 }
 
 // clone is p with lists of its own.

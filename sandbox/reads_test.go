@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,9 +19,10 @@ type keptPlan struct {
 }
 
 func newKeptPlan(t *testing.T) *keptPlan {
+	noRacyWindow(t)
 	base := t.TempDir()
 	k := &keptPlan{t: t, root: filepath.Join(base, "repo"), home: filepath.Join(base, "home"), vars: map[string]string{}}
-	k.write(filepath.Join(k.root, ".git", "config"), "[core]\n\tbare = false\n")
+	k.write(filepath.Join(k.root, ".git", "config"), "[core]\n\tbare  =  false\n")
 	must(t, os.MkdirAll(k.home, 0o755))
 	return k
 }
@@ -35,6 +37,14 @@ func (k *keptPlan) write(path, content string) {
 
 // fresh is the plan made anew, as it would be without kept lists.
 func (k *keptPlan) fresh() Plan { return defaults(k.root, k.home, env(k.vars), nil) }
+
+// noRacyWindow trusts change times however recent, for the test: what a
+// test writes is read at once.
+func noRacyWindow(t *testing.T) {
+	old := racyWindow
+	racyWindow = 0
+	t.Cleanup(func() { racyWindow = old })
+}
 
 func must(t *testing.T, err error) {
 	t.Helper()
@@ -56,7 +66,7 @@ func TestKeptListsFollowWhatTheyWereMadeFrom(t *testing.T) {
 			config := filepath.Join(k.root, ".git", "config")
 			fi, err := os.Stat(config)
 			must(t, err)
-			k.write(config, "[core]\n\thooksPath = hk\n")
+			k.write(config, "[core]\n\thooksPath = hk\n") // the same size
 			must(t, os.Chtimes(config, fi.ModTime(), fi.ModTime()))
 			return filepath.Join(k.root, "hk") + "/"
 		},
@@ -67,6 +77,12 @@ func TestKeptListsFollowWhatTheyWereMadeFrom(t *testing.T) {
 		"a variable moves a secret place": func(k *keptPlan) string {
 			k.vars["GNUPGHOME"] = "/keys/gnupg"
 			return "/keys/gnupg"
+		},
+		"a folder replaces the link that was .git/modules": func(k *keptPlan) string {
+			modules := filepath.Join(k.root, ".git", "modules")
+			must(t, os.Rename(modules, modules+".link"))
+			k.write(filepath.Join(modules, "lib", "HEAD"), "ref: refs/heads/main\n")
+			return filepath.Join(modules, "lib", "config")
 		},
 		"the repository becomes a worktree": func(k *keptPlan) string {
 			main := filepath.Join(filepath.Dir(k.root), "main")
@@ -80,6 +96,9 @@ func TestKeptListsFollowWhatTheyWereMadeFrom(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			k := newKeptPlan(t)
+			if strings.Contains(name, "link") {
+				must(t, os.Symlink(k.home, filepath.Join(k.root, ".git", "modules")))
+			}
 			before := k.plan()
 			want := change(k)
 			after := k.plan()
@@ -115,5 +134,32 @@ func TestKeptListsAreKept(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	if !k.plan().Same(k.fresh()) {
 		t.Error("the plan changed with nothing changed")
+	}
+}
+
+// A path read twice that was not the same both times (the lists may mix
+// both), or that changed too recently for its change time to tell its
+// next change, leaves nothing kept.
+func TestUnsureListsAreNotKept(t *testing.T) {
+	k := newKeptPlan(t)
+	config := filepath.Join(k.root, ".git", "config")
+	r := &reads{}
+	r.open(config)
+	k.write(config, "[core]\n\thooksPath = elsewhere\n")
+	r.open(config)
+	keepMade(k.root, k.home, r, Plan{Root: k.root})
+	if _, ok := madeBefore(k.root, k.home, env(k.vars)); ok {
+		t.Error("lists read from a file that changed while they were made were kept")
+	}
+
+	racyWindow = time.Hour
+	k.plan()
+	if _, ok := madeBefore(k.root, k.home, env(k.vars)); ok {
+		t.Error("lists read from a file written within the racy window were kept")
+	}
+	racyWindow = 0
+	k.plan()
+	if _, ok := madeBefore(k.root, k.home, env(k.vars)); !ok {
+		t.Error("nothing is tested: the lists are not kept even outside the window")
 	}
 }

@@ -396,26 +396,42 @@ func (fl *filing) addGone(path string) bool {
 	}
 	i, ok := fl.groups[dir]
 	if !ok {
-		state, _ := footprintState(dir, true)
-		if strings.HasPrefix(state, "!") {
-			return false
-		}
-		i, fl.groups[dir] = len(fl.f.gone), len(fl.f.gone)
-		fl.f.gone = append(fl.f.gone, goneFrom{dir: pathAt{dir, state}})
-	} else if parent == dir {
+		i = fl.group(dir)
+	} else if parent == dir && i >= 0 {
 		fl.missing[path] = true // seen missing just now, the folder read before
 	}
 	rel, err := filepath.Rel(dir, path)
 	first, _, _ := strings.Cut(rel, "/")
 	step := filepath.Join(dir, first)
+	if i < 0 || err != nil {
+		return false
+	}
 	if !fl.missing[step] {
-		if _, missing := footprintState(step, false); err != nil || !missing {
+		// Not there, not even as a link: a link whose target is missing
+		// would let the path appear without a change to the folder.
+		if err := unix.Lstat(step, new(unix.Stat_t)); err != unix.ENOENT {
 			return false
 		}
 		fl.missing[step] = true
 	}
 	fl.f.gone[i].paths = append(fl.f.gone[i].paths, path)
 	return true
+}
+
+// group starts filing missing paths under dir, and returns its index in
+// f.gone; -1 where dir cannot hold them: gone meanwhile, or changed within
+// racyWindow, when its next change could keep its change time (a file
+// system's clock moves in ticks, or seconds).
+func (fl *filing) group(dir string) int {
+	fl.groups[dir] = -1
+	var st unix.Stat_t
+	if unix.Stat(dir, &st) != nil || time.Since(time.Unix(st.Ctim.Unix())) < racyWindow {
+		return -1
+	}
+	i := len(fl.f.gone)
+	fl.groups[dir] = i
+	fl.f.gone = append(fl.f.gone, goneFrom{dir: pathAt{dir, stateOf(&st, true)}})
+	return i
 }
 
 // Holds tells whether every path lies as it did.
@@ -447,13 +463,18 @@ func footprintState(path string, entries bool) (state string, missing bool) {
 		errno, _ := err.(unix.Errno)
 		return "!" + strconv.Itoa(int(errno)), errno == unix.ENOENT
 	}
+	return stateOf(&st, entries), false
+}
+
+// stateOf is footprintState's, from a stat.
+func stateOf(st *unix.Stat_t, entries bool) string {
 	b := strconv.AppendUint(nil, st.Dev, 16)
 	b = strconv.AppendUint(append(b, ':'), st.Ino, 16)
 	b = strconv.AppendUint(append(b, ':'), uint64(st.Mode&unix.S_IFMT), 8)
 	if entries {
 		b = strconv.AppendInt(append(b, ':'), st.Ctim.Nano(), 10)
 	}
-	return string(b), false
+	return string(b)
 }
 
 // nearestThere is the nearest folder above a missing path that is there,

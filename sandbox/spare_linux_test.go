@@ -66,6 +66,7 @@ func TestTheTrampolineIsASpareOnlyWithItsSocket(t *testing.T) {
 // at those folders, and at each place only once its folder has changed.
 // A place appearing is seen however deep; a change beside it is not one.
 func TestFootprintSeesMissingPlacesAppear(t *testing.T) {
+	noRacyWindow(t)
 	home := t.TempDir()
 	os.Mkdir(filepath.Join(home, ".kube"), 0o700)
 	os.WriteFile(filepath.Join(home, ".netrc"), nil, 0o600)
@@ -96,5 +97,43 @@ func TestFootprintSeesMissingPlacesAppear(t *testing.T) {
 			t.Errorf("%s: changed is %v, want %v", s.what, !f.Holds(), s.change)
 		}
 		f = FootprintOf(p)
+	}
+}
+
+// A link to nowhere is not a missing path: what it points to may appear
+// anywhere, with no change to the folder that holds the link (a dotfile
+// manager's ~/.config, linked to a folder not made yet).
+func TestFootprintFollowsLinksToNowhere(t *testing.T) {
+	noRacyWindow(t)
+	base := t.TempDir()
+	home, dotfiles := filepath.Join(base, "home"), filepath.Join(base, "dotfiles")
+	must(t, os.MkdirAll(filepath.Join(home, ".kube"), 0o700))
+	must(t, os.Symlink(filepath.Join(dotfiles, "config"), filepath.Join(home, ".config")))
+	must(t, os.Symlink(filepath.Join(dotfiles, "kube"), filepath.Join(home, ".kube", "config")))
+	p := Plan{Mode: WorkspaceWrite, Root: home, TempDir: home,
+		Hide: []string{filepath.Join(home, ".config", "gh"), filepath.Join(home, ".kube", "config")}}
+	for what, target := range map[string]string{
+		"under a linked folder": filepath.Join(dotfiles, "config", "gh"),
+		"a linked file":         filepath.Join(dotfiles, "kube"),
+	} {
+		f := FootprintOf(p)
+		must(t, os.MkdirAll(target, 0o700))
+		if f.Holds() {
+			t.Errorf("%s: a secret place appeared through a link and the footprint holds", what)
+		}
+	}
+}
+
+// A folder that changed within the racy window files nothing: its next
+// change could keep its change time.
+func TestFootprintDoesNotTrustAFolderJustChanged(t *testing.T) {
+	home := t.TempDir()
+	p := Plan{Mode: WorkspaceWrite, Root: home, TempDir: home, Hide: []string{filepath.Join(home, ".aws")}}
+	if f := FootprintOf(p); len(f.gone) != 0 {
+		t.Errorf("a folder made just now holds missing paths: %+v", f.gone)
+	}
+	noRacyWindow(t)
+	if f := FootprintOf(p); len(f.gone) != 1 {
+		t.Errorf("nothing is tested: the folder holds no missing paths outside the window: %+v", f.gone)
 	}
 }
