@@ -40,7 +40,7 @@ type Listener struct {
 // SessionID (Host and Port are not read). With a nil ask, hosts that the
 // rules do not allow are refused.
 func (p *Proxy) Listen(who Request, ask Asker) (*Listener, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := p.listen()
 	if err != nil {
 		return nil, err
 	}

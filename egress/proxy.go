@@ -69,6 +69,7 @@ type Proxy struct {
 	mu        sync.Mutex
 	always    map[string]bool // "always" answers of this helper's life
 	listeners map[*Listener]bool
+	ahead     net.Listener // opened for the next session (see listen)
 	closed    bool
 }
 
@@ -99,6 +100,10 @@ func New(o Options) (*Proxy, error) {
 func (p *Proxy) Close() {
 	p.mu.Lock()
 	p.closed = true
+	if p.ahead != nil {
+		p.ahead.Close()
+		p.ahead = nil
+	}
 	ls := make([]*Listener, 0, len(p.listeners))
 	for l := range p.listeners {
 		ls = append(ls, l)
@@ -160,4 +165,43 @@ func (p *Proxy) drop(l *Listener) {
 	p.mu.Lock()
 	delete(p.listeners, l)
 	p.mu.Unlock()
+	p.openAhead()
+}
+
+// listen opens a session's loopback socket, or gives the one opened
+// ahead: opening one was 70 µs of each confined command's start. A
+// connection made to it before it was given meets the session's
+// credentials, made after, like any other.
+func (p *Proxy) listen() (net.Listener, error) {
+	p.mu.Lock()
+	ln := p.ahead
+	p.ahead = nil
+	p.mu.Unlock()
+	if ln != nil {
+		return ln, nil
+	}
+	return net.Listen("tcp", "127.0.0.1:0")
+}
+
+// openAhead opens the next session's socket, once a session has ended:
+// off the next command's start, and not beside this one's answer.
+func (p *Proxy) openAhead() {
+	p.mu.Lock()
+	open := !p.closed && p.ahead == nil
+	p.mu.Unlock()
+	if !open {
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return // the next session opens its own, and says why it could not
+	}
+	p.mu.Lock()
+	if !p.closed && p.ahead == nil {
+		p.ahead, ln = ln, nil
+	}
+	p.mu.Unlock()
+	if ln != nil {
+		ln.Close()
+	}
 }

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // A tunnel to an allowed host carries bytes both ways and passes on the
@@ -455,4 +457,59 @@ func waitOn[T any](t *testing.T, ch <-chan T, what string) T {
 
 func isReset(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "connection reset")
+}
+
+// Once a session has ended, the next one's socket is opened ahead. A
+// connection made to it before it was given meets the next session's
+// credentials, and an ended session's are refused there; once the proxy
+// is closed, nothing is left listening.
+func TestTheNextSessionsSocketIsOpenedAhead(t *testing.T) {
+	far := echo(t)
+	p, err := New(Options{Allow: []string{"echo.test"}, Dial: hosts(map[string]string{"echo.test": far})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ended := listen(t, p, never(t))
+	ended.Close()
+	ahead := openedAhead(t, p)
+	early := &client{t: t, l: ended}
+	early.nc, err = net.DialTimeout("tcp", ahead.Addr().String(), watchdog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.nc.Close()
+	early.nc.SetDeadline(time.Now().Add(watchdog))
+	early.br = bufio.NewReader(early.nc)
+
+	next := listen(t, p, never(t))
+	if next.Addr() != ahead.Addr().String() {
+		t.Fatalf("the next session listens on %s, not on the socket opened ahead %s", next.Addr(), ahead.Addr())
+	}
+	if code, _ := early.connect("echo.test:7"); code != 407 {
+		t.Errorf("an ended session's credentials: %d, want 407", code)
+	}
+	if code, body := dialListener(t, next).connect("echo.test:7"); code != 200 {
+		t.Errorf("the next session's own: %d %q", code, body)
+	}
+	next.Close()
+	again := openedAhead(t, p)
+	p.Close()
+	for _, addr := range []string{again.Addr().String(), ahead.Addr().String(), ended.Addr()} {
+		if c, err := net.DialTimeout("tcp", addr, watchdog); err == nil {
+			c.Close()
+			t.Errorf("%s still listens after the proxy closed", addr)
+		}
+	}
+}
+
+// openedAhead is the socket p opened for the next session.
+func openedAhead(t *testing.T, p *Proxy) net.Listener {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ahead == nil {
+		t.Fatal("no socket was opened ahead")
+	}
+	return p.ahead
 }

@@ -28,7 +28,7 @@ const spareAfterEnd = 5 * time.Millisecond
 
 type spare struct {
 	plan      sandbox.Plan
-	footprint string
+	footprint sandbox.Footprint
 	launch    *sandbox.Launch
 	st        started
 	once      sync.Once // retire's
@@ -55,7 +55,7 @@ func fromSpare(cmd *exec.Cmd, plan sandbox.Plan, argv []string) (started, bool, 
 	if sp == nil {
 		return started{}, false, nil
 	}
-	if sp.launch.Hand(h) != nil || sandbox.Footprint(plan) != sp.footprint {
+	if sp.launch.Hand(h) != nil || !sp.footprint.Holds() {
 		go sp.end()
 		return started{}, false, nil
 	}
@@ -151,7 +151,7 @@ func startSpare(plan sandbox.Plan) *spare {
 	if err != nil {
 		return nil
 	}
-	footprint := sandbox.Footprint(plan) // before the spare reads the places
+	footprint := sandbox.FootprintOf(plan) // before the spare reads the places
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Env, cmd.Dir = []string{"GOMAXPROCS=1"}, "/"
 	cmd.SysProcAttr = sysProcAttr(false)

@@ -191,17 +191,23 @@ func Caches(home string, getenv func(string) string) []string {
 // (gitProtected). A folder ends with a slash: the trampoline makes it
 // when it is missing, so that nothing can be planted there.
 func ProtectedPaths(root, home string, getenv func(string) string) []string {
+	return protectedPaths(root, home, getenv, nil)
+}
+
+func protectedPaths(root, home string, getenv func(string) string, r *reads) []string {
 	out := []string{filepath.Join(root, ".termhelper.toml")}
-	out = append(out, gitProtected(root, home)...)
+	out = append(out, gitProtected(root, home, r)...)
 	return append(out, resolve(shellStartup, home, getenv)...)
 }
 
 // GitDirs are the git folders of the repository at root that lie outside
 // it (a worktree's, a submodule's): git writes its objects, index and
 // refs there, so they are writable like the root.
-func GitDirs(root string) []string {
-	gitDir, common := gitDirs(root)
-	if gitDir != filepath.Join(root, ".git") && !linkedBack(root, gitDir, common) {
+func GitDirs(root string) []string { return gitDirsOutside(root, nil) }
+
+func gitDirsOutside(root string, r *reads) []string {
+	gitDir, common := gitDirs(root, r)
+	if gitDir != filepath.Join(root, ".git") && !linkedBack(root, gitDir, common, r) {
 		return nil
 	}
 	var out []string
@@ -220,14 +226,26 @@ func GitDirs(root string) []string {
 // first `npm install` or `go build` works; one whose parent is missing
 // belongs to a tool this user does not run. The caller sets Mode,
 // Network and TempDir and adds the config's lists and the trash folder.
+// Made for each confined command, the lists are made again only once
+// what they were made from has changed (see reads).
 func Defaults(root, home string, getenv func(string) string) Plan {
-	p := Plan{Root: root, Protect: ProtectedPaths(root, home, getenv)}
+	if p, ok := madeBefore(root, home, getenv); ok {
+		return p
+	}
+	r := &reads{}
+	p := defaults(root, home, r.lookup(getenv), r)
+	keepMade(root, home, r, p)
+	return p
+}
+
+func defaults(root, home string, getenv func(string) string, r *reads) Plan {
+	p := Plan{Root: root, Protect: protectedPaths(root, home, getenv, r)}
 	for _, c := range Caches(home, getenv) {
-		if makeCache(c) {
+		if makeCache(c, r) {
 			p.Writable = append(p.Writable, c)
 		}
 	}
-	p.Writable = append(p.Writable, GitDirs(root)...)
+	p.Writable = append(p.Writable, gitDirsOutside(root, r)...)
 	if own := ownInstall(root); own != "" && within(own, p.Writable) != "" {
 		p.Protect = append(p.Protect, own)
 	}
@@ -241,14 +259,16 @@ func Defaults(root, home string, getenv func(string) string) Plan {
 
 // makeCache tells whether the cache dir is there, making it if its
 // parent is.
-func makeCache(dir string) bool {
-	if _, err := os.Stat(dir); err == nil {
+func makeCache(dir string, r *reads) bool {
+	if _, err := r.stat(dir); err == nil {
 		return true
 	}
-	if _, err := os.Stat(filepath.Dir(dir)); err != nil {
+	if _, err := r.stat(filepath.Dir(dir)); err != nil {
 		return false
 	}
-	return os.Mkdir(dir, 0o700) == nil
+	err := os.Mkdir(dir, 0o700)
+	r.made(dir)
+	return err == nil
 }
 
 // resolve turns the entries into absolute paths for this user: an

@@ -15,8 +15,8 @@ import (
 // submodule's git folder. A repository whose .git is a file (a worktree,
 // a submodule) has them where the file points, and the file itself is
 // protected so that it cannot be pointed elsewhere.
-func gitProtected(root, home string) []string {
-	gitDir, common := gitDirs(root)
+func gitProtected(root, home string, r *reads) []string {
+	gitDir, common := gitDirs(root, r)
 	var out []string
 	if gitDir != filepath.Join(root, ".git") {
 		out = append(out, filepath.Join(root, ".git"))
@@ -25,10 +25,10 @@ func gitProtected(root, home string) []string {
 	if gitDir != common {
 		out = append(out, filepath.Join(gitDir, "config.worktree"))
 	}
-	if hp := hooksPath(filepath.Join(common, "config")); hp != "" {
+	if hp := hooksPath(filepath.Join(common, "config"), r); hp != "" {
 		out = append(out, expandHooksPath(hp, root, home)+"/")
 	}
-	return append(out, submodules(common)...)
+	return append(out, submodules(common, r)...)
 }
 
 func hooksAndConfig(gitDir string) []string {
@@ -37,9 +37,9 @@ func hooksAndConfig(gitDir string) []string {
 
 // submodules are the hooks and config of every submodule's git folder
 // under .git/modules (nested ones too): a folder with a HEAD is one.
-func submodules(common string) []string {
+func submodules(common string, r *reads) []string {
 	var out []string
-	filepath.WalkDir(filepath.Join(common, "modules"), func(path string, d fs.DirEntry, err error) error {
+	r.walkDir(filepath.Join(common, "modules"), func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return nil
@@ -54,36 +54,36 @@ func submodules(common string) []string {
 }
 
 // hooksPath reads core.hooksPath from a git config file, or "".
-func hooksPath(config string) string { return coreValue(config, "hooksPath") }
+func hooksPath(config string, r *reads) string { return coreValue(config, "hooksPath", r) }
 
 // linkedBack tells whether gitDir, which root's .git file names, names
 // root back as git's own do: a worktree's folder, in its common folder's
 // worktrees, holds a gitdir file naming root/.git; a submodule's has
 // core.worktree naming root. Any command may write a .git file into a
 // root that has none: it must not make another folder writable.
-func linkedBack(root, gitDir, common string) bool {
+func linkedBack(root, gitDir, common string, r *reads) bool {
 	dotGit := filepath.Join(root, ".git")
-	if b, err := os.ReadFile(filepath.Join(gitDir, "gitdir")); err == nil {
-		return sameFile(absFrom(gitDir, strings.TrimSpace(string(b))), dotGit) &&
-			sameFile(filepath.Dir(gitDir), filepath.Join(common, "worktrees"))
+	if b, err := r.readFile(filepath.Join(gitDir, "gitdir")); err == nil {
+		return sameFile(absFrom(gitDir, strings.TrimSpace(string(b))), dotGit, r) &&
+			sameFile(filepath.Dir(gitDir), filepath.Join(common, "worktrees"), r)
 	}
-	wt := coreValue(filepath.Join(gitDir, "config"), "worktree")
-	return wt != "" && common == gitDir && sameFile(absFrom(gitDir, wt), root)
+	wt := coreValue(filepath.Join(gitDir, "config"), "worktree", r)
+	return wt != "" && common == gitDir && sameFile(absFrom(gitDir, wt), root, r)
 }
 
 // sameFile tells whether a and b are the same existing file.
-func sameFile(a, b string) bool {
-	fa, err := os.Stat(a)
+func sameFile(a, b string, r *reads) bool {
+	fa, err := r.stat(a)
 	if err != nil {
 		return false
 	}
-	fb, err := os.Stat(b)
+	fb, err := r.stat(b)
 	return err == nil && os.SameFile(fa, fb)
 }
 
 // coreValue reads a key of the core section from a git config file, or "".
-func coreValue(config, key string) string {
-	f, err := os.Open(config)
+func coreValue(config, key string, r *reads) string {
+	f, err := r.open(config)
 	if err != nil {
 		return ""
 	}
@@ -117,26 +117,26 @@ func expandHooksPath(p, root, home string) string {
 // gitDirs finds the repository's git folder and its common folder (where
 // hooks and config are): root/.git itself, or where a .git file points
 // (and, for a worktree, its commondir).
-func gitDirs(root string) (gitDir, common string) {
+func gitDirs(root string, r *reads) (gitDir, common string) {
 	dotGit := filepath.Join(root, ".git")
-	fi, err := os.Lstat(dotGit)
+	fi, err := r.lstat(dotGit)
 	if err != nil || fi.IsDir() || !fi.Mode().IsRegular() {
 		return dotGit, dotGit
 	}
-	gitDir = readGitFile(dotGit)
+	gitDir = readGitFile(dotGit, r)
 	if gitDir == "" {
 		return dotGit, dotGit
 	}
 	common = gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := r.readFile(filepath.Join(gitDir, "commondir")); err == nil {
 		common = absFrom(gitDir, strings.TrimSpace(string(b)))
 	}
 	return gitDir, common
 }
 
 // readGitFile reads "gitdir: PATH" from a .git file.
-func readGitFile(path string) string {
-	f, err := os.Open(path)
+func readGitFile(path string, r *reads) string {
+	f, err := r.open(path)
 	if err != nil {
 		return ""
 	}

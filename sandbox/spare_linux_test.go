@@ -28,22 +28,21 @@ func TestFootprintChangesWithWhatLiesAtThePlansPaths(t *testing.T) {
 		{"the folder a protected folder would be made in appears", func() error { return os.Mkdir(filepath.Join(root, ".git"), 0o755) }},
 		{"a secret place appears", func() error { return os.MkdirAll(filepath.Join(dir, "home", ".aws"), 0o700) }},
 	}
-	before := Footprint(p)
-	if Footprint(p) != before {
+	before := FootprintOf(p)
+	if !before.Holds() {
 		t.Fatal("the footprint changed with nothing changed")
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
 			t.Fatal(err)
 		}
-		now := Footprint(p)
-		if now == before {
+		if before.Holds() {
 			t.Errorf("%s: the footprint did not change", s.what)
 		}
-		before = now
+		before = FootprintOf(p)
 	}
 	os.WriteFile(config, []byte("written in place"), 0o644) // same file: the spare's mount shows it
-	if Footprint(p) != before {
+	if !before.Holds() {
 		t.Error("a write in place changed the footprint")
 	}
 }
@@ -60,5 +59,81 @@ func TestTheTrampolineIsASpareOnlyWithItsSocket(t *testing.T) {
 	}
 	if _, argv, err := parseArgs([]string{plan(3), spareArg}); err != nil || argv != nil {
 		t.Errorf("a spare's arguments: %v, %v", argv, err)
+	}
+}
+
+// Most secret places are missing, under a few folders: a footprint looks
+// at those folders, and at each place only once its folder has changed.
+// A place appearing is seen however deep; a change beside it is not one.
+func TestFootprintSeesMissingPlacesAppear(t *testing.T) {
+	noRacyWindow(t)
+	home := t.TempDir()
+	os.Mkdir(filepath.Join(home, ".kube"), 0o700)
+	os.WriteFile(filepath.Join(home, ".netrc"), nil, 0o600)
+	p := Plan{Mode: WorkspaceWrite, Root: home, TempDir: home, Hide: []string{
+		filepath.Join(home, ".aws"), filepath.Join(home, ".aws", "credentials"),
+		filepath.Join(home, ".config", "gh"), filepath.Join(home, ".config", "glab-cli"),
+		filepath.Join(home, ".kube", "config"), filepath.Join(home, ".netrc", "x")}}
+	f := FootprintOf(p)
+	if len(f.gone) != 2 {
+		t.Fatalf("the missing places are not filed by folder: %+v", f.gone)
+	}
+	steps := []struct {
+		what   string
+		do     func() error
+		change bool
+	}{
+		{"a file made beside them", func() error { return os.WriteFile(filepath.Join(home, ".viminfo"), nil, 0o600) }, false},
+		{"a place appears under a missing folder", func() error { return os.MkdirAll(filepath.Join(home, ".config", "gh"), 0o700) }, true},
+		{"a place appears beside one that appeared", func() error { return os.Mkdir(filepath.Join(home, ".config", "glab-cli"), 0o700) }, true},
+		{"a place appears in a folder that was there", func() error { return os.WriteFile(filepath.Join(home, ".kube", "config"), nil, 0o600) }, true},
+		{"a file is written in a folder that was there", func() error { return os.WriteFile(filepath.Join(home, ".kube", "cache"), nil, 0o600) }, false},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatal(err)
+		}
+		if f.Holds() == s.change {
+			t.Errorf("%s: changed is %v, want %v", s.what, !f.Holds(), s.change)
+		}
+		f = FootprintOf(p)
+	}
+}
+
+// A link to nowhere is not a missing path: what it points to may appear
+// anywhere, with no change to the folder that holds the link (a dotfile
+// manager's ~/.config, linked to a folder not made yet).
+func TestFootprintFollowsLinksToNowhere(t *testing.T) {
+	noRacyWindow(t)
+	base := t.TempDir()
+	home, dotfiles := filepath.Join(base, "home"), filepath.Join(base, "dotfiles")
+	must(t, os.MkdirAll(filepath.Join(home, ".kube"), 0o700))
+	must(t, os.Symlink(filepath.Join(dotfiles, "config"), filepath.Join(home, ".config")))
+	must(t, os.Symlink(filepath.Join(dotfiles, "kube"), filepath.Join(home, ".kube", "config")))
+	p := Plan{Mode: WorkspaceWrite, Root: home, TempDir: home,
+		Hide: []string{filepath.Join(home, ".config", "gh"), filepath.Join(home, ".kube", "config")}}
+	for what, target := range map[string]string{
+		"under a linked folder": filepath.Join(dotfiles, "config", "gh"),
+		"a linked file":         filepath.Join(dotfiles, "kube"),
+	} {
+		f := FootprintOf(p)
+		must(t, os.MkdirAll(target, 0o700))
+		if f.Holds() {
+			t.Errorf("%s: a secret place appeared through a link and the footprint holds", what)
+		}
+	}
+}
+
+// A folder that changed within the racy window files nothing: its next
+// change could keep its change time.
+func TestFootprintDoesNotTrustAFolderJustChanged(t *testing.T) {
+	home := t.TempDir()
+	p := Plan{Mode: WorkspaceWrite, Root: home, TempDir: home, Hide: []string{filepath.Join(home, ".aws")}}
+	if f := FootprintOf(p); len(f.gone) != 0 {
+		t.Errorf("a folder made just now holds missing paths: %+v", f.gone)
+	}
+	noRacyWindow(t)
+	if f := FootprintOf(p); len(f.gone) != 1 {
+		t.Errorf("nothing is tested: the folder holds no missing paths outside the window: %+v", f.gone)
 	}
 }
