@@ -229,6 +229,9 @@ func gitDirsOutside(root string, r *reads) []string {
 // Made for each confined command, the lists are made again only once
 // what they were made from has changed (see reads).
 func Defaults(root, home string, getenv func(string) string) Plan {
+	if !keepsPlans {
+		return defaults(root, home, getenv, nil)
+	}
 	if p, ok := madeBefore(root, home, getenv); ok {
 		return p
 	}

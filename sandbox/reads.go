@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -121,7 +122,7 @@ func (r *reads) note(read pathRead) {
 	if r == nil {
 		return
 	}
-	if read.whole && read.id[0] != '!' && read.times == "" {
+	if read.whole && !strings.HasPrefix(read.id, "!") && read.times == "" {
 		r.unsure = true // changed too recently to tell
 	}
 	for _, p := range r.paths {
@@ -202,9 +203,6 @@ var made struct {
 // madeBefore is the last plan made for root and home, if nothing it was
 // made from has changed.
 func madeBefore(root, home string, getenv func(string) string) (Plan, bool) {
-	if !keepsPlans {
-		return Plan{}, false
-	}
 	made.Lock()
 	r, p, ok := made.reads, made.plan, made.root == root && made.home == home
 	made.Unlock()
