@@ -151,18 +151,8 @@ func TestKillCgroupEndsALeftContainer(t *testing.T) {
 // and EndStrays ends them when there are several. It runs in a process of
 // its own, which becomes a subreaper.
 func TestStraysWithoutCgroups(t *testing.T) {
-	if os.Getenv("TERMHELPER_STRAYS_CHILD") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestStraysWithoutCgroups$", "-test.v")
-		cmd.Env = append(os.Environ(), "TERMHELPER_STRAYS_CHILD=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS") {
-			t.Fatalf("%v\n%s", err, out)
-		}
+	if !inSubreaper(t) {
 		return
-	}
-	Init()
-	if !subreaper {
-		t.Skip("the helper cannot be a subreaper here")
 	}
 	initCgroups()
 	cgroups.mu.Lock()
@@ -187,4 +177,25 @@ func TestStraysWithoutCgroups(t *testing.T) {
 	if !other.Alive() {
 		t.Fatal("EndStrays ended a command's own tree")
 	}
+}
+
+// inSubreaper runs the calling test again in a process of its own, which
+// Init makes a subreaper, and fails unless it passed there; in that
+// process it returns true, and the test goes on.
+func inSubreaper(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv("TERMHELPER_SUBREAPER_TEST") != t.Name() {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
+		cmd.Env = append(os.Environ(), "TERMHELPER_SUBREAPER_TEST="+t.Name())
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return false
+	}
+	Init()
+	if !subreaper {
+		t.Skip("the helper cannot be a subreaper here")
+	}
+	return true
 }

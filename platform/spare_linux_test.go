@@ -257,18 +257,8 @@ func TestATakenSpareIsReplacedAndDropSpareEndsIt(t *testing.T) {
 // status is the helper's to read. It runs in a process of its own, which
 // becomes a subreaper.
 func TestTheReaperLeavesACommandBeingHandedOver(t *testing.T) {
-	if os.Getenv("TERMHELPER_HANDOFF_CHILD") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTheReaperLeavesACommandBeingHandedOver$", "-test.v")
-		cmd.Env = append(os.Environ(), "TERMHELPER_HANDOFF_CHILD=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS") {
-			t.Fatalf("%v\n%s", err, out)
-		}
+	if !inSubreaper(t) {
 		return
-	}
-	Init()
-	if !subreaper {
-		t.Skip("the helper cannot be a subreaper here")
 	}
 	beginHandoff()
 	cmd := exec.Command("/bin/sh", "-c", "exit 7")
@@ -297,18 +287,8 @@ func TestTheReaperLeavesACommandBeingHandedOver(t *testing.T) {
 // meanwhile, the only one alive, does not take it for a stray of its own.
 // It runs in a process of its own, which becomes a subreaper.
 func TestAnEndingTreeLeavesACommandBeingHandedOver(t *testing.T) {
-	if os.Getenv("TERMHELPER_HANDOFF_CHILD") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAnEndingTreeLeavesACommandBeingHandedOver$", "-test.v")
-		cmd.Env = append(os.Environ(), "TERMHELPER_HANDOFF_CHILD=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS") {
-			t.Fatalf("%v\n%s", err, out)
-		}
+	if !inSubreaper(t) {
 		return
-	}
-	Init()
-	if !subreaper {
-		t.Skip("the helper cannot be a subreaper here")
 	}
 	ending := exec.Command("sleep", "60")
 	ending.Env = []string{TagVar + "=ending"}
