@@ -106,6 +106,10 @@ func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 		Mask:       secrets,
 		Background: p.Background,
 		Timeout:    e.timeout(p),
+		// The default cap of a foreground command counts again from each
+		// call once it has yielded: a long build a host keeps waiting on
+		// runs to its end, a forgotten one is ended a cap after the last.
+		TimeoutRenews: p.TimeoutMs == nil && !p.Background,
 	}
 	if p.Stdin != nil {
 		spec.Stdin = []byte(*p.Stdin)
