@@ -108,12 +108,32 @@ func text(res *sdk.CallToolResult) string {
 	return b.String()
 }
 
+// toolResult is the terminal tool's structured content, in its own
+// snake case.
+type toolResult struct {
+	ExitCode  *int            `json:"exit_code"`
+	TimedOut  bool            `json:"timed_out"`
+	TimeoutMs int64           `json:"timeout_ms"`
+	Output    string          `json:"output"`
+	SessionID string          `json:"session_id"`
+	State     string          `json:"state"`
+	Ready     *bool           `json:"ready"`
+	Ports     []int           `json:"ports"`
+	EndsInMs  int64           `json:"ends_in_ms"`
+	CapRenews bool            `json:"cap_renews"`
+	Sandbox   json.RawMessage `json:"sandbox"`
+	Error     string          `json:"error"`
+	Notices   []string        `json:"notices"`
+}
+
+func (r toolResult) denied() []string { return result{Sandbox: r.Sandbox}.denied() }
+
 // structured decodes a result's structured content.
-func structured(t *testing.T, res *sdk.CallToolResult) result {
+func structured(t *testing.T, res *sdk.CallToolResult) toolResult {
 	t.Helper()
 	data, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
-	var r result
+	var r toolResult
 	require.NoError(t, json.Unmarshal(data, &r), "%s", data)
 	return r
 }
@@ -353,7 +373,7 @@ func TestMCPScreen(t *testing.T) {
 	assert.Contains(t, text(res), "\n  fifth\n")
 	assert.Contains(t, text(res), "full-screen program, 160x48, cursor at row 4, column 7")
 	data, _ := json.Marshal(res.StructuredContent)
-	assert.Contains(t, string(data), `"altScreen":true`)
+	assert.Contains(t, string(data), `"alt_screen":true`)
 	h.call(map[string]any{"session_id": id, "kill": true})
 }
 
@@ -379,6 +399,54 @@ func TestMCPYieldAnswersAlive(t *testing.T) {
 		require.Equal(t, "running", structured(t, res).State, "a wait past the yield answers alive too")
 	}
 	assert.Contains(t, text(res), "done")
+}
+
+// TestMCPYieldedCommandOutlivesItsCap: a command longer than the default
+// cap (3 s here, 60 s by default), run without timeout_ms, runs to its end
+// through yields and waits, each answer saying when it would be ended;
+// one left without a call is still ended by the cap, and says why.
+func TestMCPYieldedCommandOutlivesItsCap(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 1000\n[limits]\ntimeout_ms = 3000\n"})
+	m := marker()
+	forgotten := structured(t, h.call(map[string]any{"command": "sleep " + m}))
+	require.Equal(t, "running", forgotten.State)
+	res := h.call(map[string]any{"command": "for i in $(seq 6); do echo tick $i; sleep 1; done"})
+	r := structured(t, res)
+	require.Equal(t, "running", r.State, text(res))
+	assert.True(t, r.CapRenews && r.EndsInMs > 0 && r.EndsInMs <= 3000, "%+v", r)
+	assert.Contains(t, text(res), "; ended if left without a call for 3 s")
+	out := r.Output
+	for r.ExitCode == nil {
+		res = h.call(map[string]any{"session_id": r.SessionID, "until": "exit"})
+		r = structured(t, res)
+		out += r.Output
+	}
+	assert.Equal(t, 0, *r.ExitCode, text(res))
+	assert.False(t, r.TimedOut, text(res))
+	assert.Contains(t, out, "tick 6")
+
+	noneLeft(t, m)
+	res = h.call(map[string]any{"session_id": forgotten.SessionID})
+	r = structured(t, res)
+	assert.True(t, r.TimedOut && r.CapRenews && r.TimeoutMs == 3000, "%+v", r)
+	assert.Contains(t, text(res), "timed out · 3000ms without a call")
+}
+
+// TestMCPTimeoutIsFixed: a timeout_ms the model set is not renewed by
+// calls, and the answers say when it ends.
+func TestMCPTimeoutIsFixed(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 1000\n"})
+	res := h.call(map[string]any{"command": "sleep 30", "timeout_ms": 2500})
+	r := structured(t, res)
+	require.Equal(t, "running", r.State, text(res))
+	assert.False(t, r.CapRenews)
+	assert.Regexp(t, `; ended in [0-9.]+ s \(its timeout\)$`, text(res))
+	for r.ExitCode == nil {
+		r = structured(t, h.call(map[string]any{"session_id": r.SessionID, "until": "exit"}))
+	}
+	assert.True(t, r.TimedOut && !r.CapRenews && r.TimeoutMs == 2500, "%+v", r)
 }
 
 // TestMCPOneShapePerCall: arguments that mix two call shapes are refused,
