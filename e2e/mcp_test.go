@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -399,6 +400,70 @@ func TestMCPYieldAnswersAlive(t *testing.T) {
 		require.Equal(t, "running", structured(t, res).State, "a wait past the yield answers alive too")
 	}
 	assert.Contains(t, text(res), "done")
+}
+
+// TestMCPModelReadsWhatItNeeds: Claude Code and Codex show a model only
+// structuredContent, Gemini CLI only the text. Neither carries a null, a
+// false or a default; a failing build keeps its exit code and error line
+// in both; and every result fits the tool's output schema.
+func TestMCPModelReadsWhatItNeeds(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{})
+	schema := h.outputSchema()
+	h.call(map[string]any{"command": "true"}) // the first result may carry a notice
+	res := h.call(map[string]any{"command": "echo hi"})
+	var hi map[string]any
+	require.NoError(t, json.Unmarshal(h.structuredJSON(res, schema), &hi))
+	assert.Equal(t, map[string]any{"exit_code": 0.0, "output": "hi\n", "duration_ms": hi["duration_ms"]}, hi)
+	assert.Regexp(t, `^hi\nexit 0 · \d+ms$`, text(res))
+
+	res = h.call(map[string]any{"command": `printf 'main.c:1:25: error: undeclared_name undeclared\nmake: *** [Makefile:2: main] Error 1\n' >&2; exit 2`})
+	data := string(h.structuredJSON(res, schema))
+	for _, form := range []string{text(res), data} {
+		assert.Contains(t, form, "main.c:1:25: error: undeclared_name undeclared")
+		assert.Contains(t, form, "make: *** [Makefile:2: main] Error 1")
+	}
+	assert.Contains(t, data, `"exit_code":2`)
+	assert.Regexp(t, `\nexit 2 · \d+ms$`, text(res))
+
+	m := marker()
+	res = h.call(map[string]any{"command": "sleep " + m, "background": true, "yield_ms": 0})
+	data = string(h.structuredJSON(res, schema))
+	id := structured(t, res).SessionID
+	assert.Regexp(t, `^\{"pid":\d+,"session_id":"`+id+`","state":"background"\}$`, data)
+	for _, args := range []map[string]any{{"list": true}, {"session_id": id, "screen": true}, {"session_id": id, "kill": true}} {
+		data = string(h.structuredJSON(h.call(args), schema))
+		assert.NotContains(t, data, "null", args)
+	}
+	noneLeft(t, m)
+}
+
+// outputSchema is the terminal tool's output schema, resolved.
+func (h *mcpHost) outputSchema() *jsonschema.Resolved {
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	tools, err := h.cs.ListTools(ctx, nil)
+	require.NoError(h.t, err)
+	data, err := json.Marshal(tools.Tools[0].OutputSchema)
+	require.NoError(h.t, err)
+	var s jsonschema.Schema
+	require.NoError(h.t, json.Unmarshal(data, &s))
+	r, err := s.Resolve(nil)
+	require.NoError(h.t, err)
+	return r
+}
+
+// structuredJSON is a result's structured content as the server sent it,
+// checked against the schema.
+func (h *mcpHost) structuredJSON(res *sdk.CallToolResult, schema *jsonschema.Resolved) []byte {
+	h.t.Helper()
+	require.False(h.t, res.IsError, text(res))
+	data, err := json.Marshal(res.StructuredContent)
+	require.NoError(h.t, err)
+	var v any
+	require.NoError(h.t, json.Unmarshal(data, &v))
+	require.NoError(h.t, schema.Validate(v), "%s", data)
+	return data
 }
 
 // TestMCPYieldedCommandOutlivesItsCap: a command longer than the default

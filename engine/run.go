@@ -191,12 +191,12 @@ func oneOf(field Field, v string, allowed ...string) error {
 	return errParams("field %q must be %q or %q, not %q", field, allowed[0], allowed[1], v)
 }
 
-// maxMs bounds every duration a host may ask for: a day.
-const maxMs = int64(24 * time.Hour / time.Millisecond)
+// MaxMs bounds every duration a host may ask for: a day.
+const MaxMs = int64(24 * time.Hour / time.Millisecond)
 
 func checkRange(field Field, v *int64) error {
-	if v != nil && (*v < 0 || *v > maxMs) {
-		return errParams("field %q must be between 0 and %d", field, maxMs)
+	if v != nil && (*v < 0 || *v > MaxMs) {
+		return errParams("field %q must be between 0 and %d", field, MaxMs)
 	}
 	return nil
 }

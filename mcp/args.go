@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -95,7 +96,7 @@ func checkValue(name string, p *jsonschema.Schema, v json.RawMessage) error {
 	if n, ok := x.(json.Number); ok {
 		f, _ := n.Float64()
 		if p.Minimum != nil && f < *p.Minimum || p.Maximum != nil && f > *p.Maximum {
-			return fmt.Errorf("argument %q must be between %s, not %s", name, rangeText(p), v)
+			return fmt.Errorf("argument %q must be %s, not %s", name, rangeText(p), v)
 		}
 	}
 	if name == "env" {
@@ -145,15 +146,17 @@ func enumText(enum []any) string {
 	return strings.Join(parts, ", ")
 }
 
+// rangeText is a schema's range in words: "between 0 and 86400000", or
+// "at least 1" where it has no maximum.
 func rangeText(p *jsonschema.Schema) string {
-	lo, hi := "0", "any size"
+	lo := 0.0
 	if p.Minimum != nil {
-		lo = fmt.Sprint(*p.Minimum)
+		lo = *p.Minimum
 	}
-	if p.Maximum != nil {
-		hi = fmt.Sprint(*p.Maximum)
+	if p.Maximum == nil {
+		return "at least " + strconv.FormatFloat(lo, 'f', -1, 64)
 	}
-	return lo + " and " + hi
+	return "between " + strconv.FormatFloat(lo, 'f', -1, 64) + " and " + strconv.FormatFloat(*p.Maximum, 'f', -1, 64)
 }
 
 // The call shapes: what names a shape, and what goes with it.

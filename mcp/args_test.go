@@ -45,6 +45,7 @@ func TestArgumentsAreCheckedInTheToolsWords(t *testing.T) {
 		`{"command":["ls"]}`:          `argument "command" must be a string, not ["ls"]`,
 		`{"background":"yes"}`:        `argument "background" must be a boolean`,
 		`{"ready_port":70000}`:        `argument "ready_port" must be between 1 and 65535`,
+		`{"timeout_ms":-1}`:           `argument "timeout_ms" must be between 0 and 86400000, not -1`,
 		`{"signal":"SIGSTOP"}`:        `argument "signal" must be one of "SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"`,
 		`{"env":{"A":null,"B":"b"}}`:  "",
 		`[1]`:                         "the arguments must be an object",

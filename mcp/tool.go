@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/termhelper/termhelper/engine"
 )
 
 // Args are the terminal tool's arguments: the call shapes of PROTOCOL.md
@@ -72,7 +74,7 @@ func inputSchema() *jsonschema.Schema {
 	s.Properties["sandbox"].Enum = []any{"workspace-write", "read-only", "off"}
 	s.Properties["signal"].Enum = []any{"SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"}
 	for _, n := range []string{"timeout_ms", "yield_ms", "stable_ms"} {
-		s.Properties[n].Minimum = ptr(0.0)
+		s.Properties[n].Minimum, s.Properties[n].Maximum = ptr(0.0), ptr(float64(engine.MaxMs))
 	}
 	s.Properties["ready_port"].Minimum, s.Properties["ready_port"].Maximum = ptr(1.0), ptr(65535.0)
 	return s
