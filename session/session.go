@@ -255,7 +255,7 @@ func (s *Session) monitor() {
 			return
 		case <-timeout:
 			s.mu.Lock()
-			left := s.capEndLocked().Sub(time.Now())
+			left := time.Until(s.capEndLocked())
 			s.timedOut = left <= 0
 			s.mu.Unlock()
 			if left > 0 {
