@@ -545,7 +545,7 @@ func TestMCPErrorsNameTheToolsArguments(t *testing.T) {
 	for args, want := range map[string]string{
 		`{"comand":"ls"}`:                    `unknown argument "comand"`,
 		`{"command":5}`:                      `argument "command" must be a string, not 5`,
-		`{"command":"ls","timeout_ms":-1}`:   `argument "timeout_ms" must be between 0 and`,
+		`{"command":"ls","timeout_ms":-1}`:   `argument "timeout_ms" must be a whole number between 0 and 86400000, not -1`,
 		`{"command":"ls","mode":"tty"}`:      `argument "mode" must be one of "pty", "pipes"`,
 		`{"command":"ls","ready_port":80}`:   `arguments "ready_pattern" and "ready_port" need "background": true`,
 		`{"command":"ls","env":{"A":1}}`:     `the value of "A" must be a string`,
