@@ -11,10 +11,10 @@ import (
 )
 
 // gatedSpec runs until the file it returns appears, under a renewing cap.
-func gatedSpec(t *testing.T, cap time.Duration) (Spec, string) {
+func gatedSpec(t *testing.T, limit time.Duration) (Spec, string) {
 	release := filepath.Join(t.TempDir(), "release")
 	sp := spec(`while [ ! -e ` + release + ` ]; do sleep 0.02; done; echo done`)
-	sp.Timeout, sp.TimeoutRenews = cap, true
+	sp.Timeout, sp.TimeoutRenews = limit, true
 	return sp, release
 }
 
@@ -22,16 +22,16 @@ func gatedSpec(t *testing.T, cap time.Duration) (Spec, string) {
 // coming, each answer saying when it would end, and then ends on its own.
 func TestRenewingCapOutlivesItsCapWhilePolled(t *testing.T) {
 	m, _ := newManager(t, Config{})
-	const cap = time.Second
-	sp, release := gatedSpec(t, cap)
+	const limit = 1500 * time.Millisecond
+	sp, release := gatedSpec(t, limit)
 	s := startT(t, m, sp)
 	start := time.Now()
-	for time.Since(start) < 3*cap {
-		r := s.Answer(AnswerOpts{Yield: cap / 4})
+	for time.Since(start) < 3*limit {
+		r := s.Answer(AnswerOpts{Yield: limit / 4})
 		if r.Exit != nil {
-			t.Fatalf("ended at %s under a cap of %s while polled: %s", time.Since(start), cap, Summary(r))
+			t.Fatalf("ended at %s under a cap of %s while polled: %s", time.Since(start), limit, Summary(r))
 		}
-		if !r.Renews || r.EndsIn <= 0 || r.EndsIn > cap {
+		if !r.Renews || r.EndsIn <= 0 || r.EndsIn > limit {
 			t.Fatalf("an alive answer says when the cap ends it: ends in %s, renews %v", r.EndsIn, r.Renews)
 		}
 	}
