@@ -164,6 +164,18 @@ func (h *helper) send(method string, params any) (<-chan reply, time.Time, error
 	return ch, sent, err
 }
 
+// notify writes a notification.
+func (h *helper) notify(method string, params any) error {
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		return err
+	}
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	_, err = h.stdin.Write(append(b, '\n'))
+	return err
+}
+
 // call sends a request and waits for its answer. It returns the result,
 // when the request was written and when the answer was read.
 func (h *helper) call(method string, params any) (json.RawMessage, time.Time, time.Time, error) {

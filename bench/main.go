@@ -41,6 +41,7 @@ type section struct {
 var sections = []section{
 	{"start", benchStart},
 	{"mcpstart", benchMCPStart},
+	{"modelread", benchModelRead},
 	{"roundtrip", benchRoundTrip},
 	{"exit", benchExit},
 	{"prompt", benchPrompt},

@@ -296,9 +296,11 @@ type result struct {
 		Text   string `json:"text"`
 		Secret bool   `json:"secret"`
 	} `json:"prompt"`
-	Ready  *bool `json:"ready"`
-	Ports  []int `json:"ports"`
-	Screen bool  `json:"screen"`
+	Ready     *bool `json:"ready"`
+	Ports     []int `json:"ports"`
+	Screen    bool  `json:"screen"`
+	EndsInMs  int64 `json:"endsInMs"`
+	CapRenews bool  `json:"capRenews"`
 	// Sandbox is a finished answer's report of what the sandbox stopped
 	// (see denied); a policy/check answer's mode.
 	Sandbox json.RawMessage `json:"sandbox"`

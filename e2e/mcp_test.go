@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -108,12 +109,32 @@ func text(res *sdk.CallToolResult) string {
 	return b.String()
 }
 
+// toolResult is the terminal tool's structured content, in its own
+// snake case.
+type toolResult struct {
+	ExitCode  *int            `json:"exit_code"`
+	TimedOut  bool            `json:"timed_out"`
+	TimeoutMs int64           `json:"timeout_ms"`
+	Output    string          `json:"output"`
+	SessionID string          `json:"session_id"`
+	State     string          `json:"state"`
+	Ready     *bool           `json:"ready"`
+	Ports     []int           `json:"ports"`
+	EndsInMs  int64           `json:"ends_in_ms"`
+	CapRenews bool            `json:"cap_renews"`
+	Sandbox   json.RawMessage `json:"sandbox"`
+	Error     string          `json:"error"`
+	Notices   []string        `json:"notices"`
+}
+
+func (r toolResult) denied() []string { return result{Sandbox: r.Sandbox}.denied() }
+
 // structured decodes a result's structured content.
-func structured(t *testing.T, res *sdk.CallToolResult) result {
+func structured(t *testing.T, res *sdk.CallToolResult) toolResult {
 	t.Helper()
 	data, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
-	var r result
+	var r toolResult
 	require.NoError(t, json.Unmarshal(data, &r), "%s", data)
 	return r
 }
@@ -353,7 +374,7 @@ func TestMCPScreen(t *testing.T) {
 	assert.Contains(t, text(res), "\n  fifth\n")
 	assert.Contains(t, text(res), "full-screen program, 160x48, cursor at row 4, column 7")
 	data, _ := json.Marshal(res.StructuredContent)
-	assert.Contains(t, string(data), `"altScreen":true`)
+	assert.Contains(t, string(data), `"alt_screen":true`)
 	h.call(map[string]any{"session_id": id, "kill": true})
 }
 
@@ -379,6 +400,118 @@ func TestMCPYieldAnswersAlive(t *testing.T) {
 		require.Equal(t, "running", structured(t, res).State, "a wait past the yield answers alive too")
 	}
 	assert.Contains(t, text(res), "done")
+}
+
+// TestMCPModelReadsWhatItNeeds: Claude Code and Codex show a model only
+// structuredContent, Gemini CLI only the text. Neither carries a null, a
+// false or a default; a failing build keeps its exit code and error line
+// in both; and every result fits the tool's output schema.
+func TestMCPModelReadsWhatItNeeds(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{})
+	schema := h.outputSchema()
+	h.call(map[string]any{"command": "true"}) // the first result may carry a notice
+	res := h.call(map[string]any{"command": "echo hi"})
+	var hi map[string]any
+	require.NoError(t, json.Unmarshal(h.structuredJSON(res, schema), &hi))
+	assert.Equal(t, map[string]any{"exit_code": 0.0, "output": "hi\n", "duration_ms": hi["duration_ms"]}, hi)
+	assert.Regexp(t, `^hi\nexit 0 · \d+ms$`, text(res))
+
+	res = h.call(map[string]any{"command": `printf 'main.c:1:25: error: undeclared_name undeclared\nmake: *** [Makefile:2: main] Error 1\n' >&2; exit 2`})
+	data := string(h.structuredJSON(res, schema))
+	for _, form := range []string{text(res), data} {
+		assert.Contains(t, form, "main.c:1:25: error: undeclared_name undeclared")
+		assert.Contains(t, form, "make: *** [Makefile:2: main] Error 1")
+	}
+	assert.Contains(t, data, `"exit_code":2`)
+	assert.Regexp(t, `\nexit 2 · \d+ms$`, text(res))
+
+	m := marker()
+	res = h.call(map[string]any{"command": "sleep " + m, "background": true, "yield_ms": 0})
+	data = string(h.structuredJSON(res, schema))
+	id := structured(t, res).SessionID
+	assert.Regexp(t, `^\{"pid":\d+,"session_id":"`+id+`","state":"background"\}$`, data)
+	for _, args := range []map[string]any{{"list": true}, {"session_id": id, "screen": true}, {"session_id": id, "kill": true}} {
+		data = string(h.structuredJSON(h.call(args), schema))
+		assert.NotContains(t, data, "null", args)
+	}
+	noneLeft(t, m)
+}
+
+// outputSchema is the terminal tool's output schema, resolved.
+func (h *mcpHost) outputSchema() *jsonschema.Resolved {
+	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+	defer cancel()
+	tools, err := h.cs.ListTools(ctx, nil)
+	require.NoError(h.t, err)
+	data, err := json.Marshal(tools.Tools[0].OutputSchema)
+	require.NoError(h.t, err)
+	var s jsonschema.Schema
+	require.NoError(h.t, json.Unmarshal(data, &s))
+	r, err := s.Resolve(nil)
+	require.NoError(h.t, err)
+	return r
+}
+
+// structuredJSON is a result's structured content as the server sent it,
+// checked against the schema.
+func (h *mcpHost) structuredJSON(res *sdk.CallToolResult, schema *jsonschema.Resolved) []byte {
+	h.t.Helper()
+	require.False(h.t, res.IsError, text(res))
+	data, err := json.Marshal(res.StructuredContent)
+	require.NoError(h.t, err)
+	var v any
+	require.NoError(h.t, json.Unmarshal(data, &v))
+	require.NoError(h.t, schema.Validate(v), "%s", data)
+	return data
+}
+
+// TestMCPYieldedCommandOutlivesItsCap: a command longer than the default
+// cap (3 s here, 60 s by default), run without timeout_ms, runs to its end
+// through yields and waits, each answer saying when it would be ended;
+// one left without a call is still ended by the cap, and says why.
+func TestMCPYieldedCommandOutlivesItsCap(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 1000\n[limits]\ntimeout_ms = 3000\n"})
+	m := marker()
+	forgotten := structured(t, h.call(map[string]any{"command": "sleep " + m}))
+	require.Equal(t, "running", forgotten.State)
+	res := h.call(map[string]any{"command": "for i in $(seq 6); do echo tick $i; sleep 1; done"})
+	r := structured(t, res)
+	require.Equal(t, "running", r.State, text(res))
+	assert.True(t, r.CapRenews && r.EndsInMs > 0 && r.EndsInMs <= 3000, "%+v", r)
+	assert.Contains(t, text(res), "; ended if left without a call for 3 s")
+	out := r.Output
+	for r.ExitCode == nil {
+		res = h.call(map[string]any{"session_id": r.SessionID, "until": "exit"})
+		r = structured(t, res)
+		out += r.Output
+	}
+	assert.Equal(t, 0, *r.ExitCode, text(res))
+	assert.False(t, r.TimedOut, text(res))
+	assert.Contains(t, out, "tick 6")
+
+	noneLeft(t, m)
+	res = h.call(map[string]any{"session_id": forgotten.SessionID})
+	r = structured(t, res)
+	assert.True(t, r.TimedOut && r.CapRenews && r.TimeoutMs == 3000, "%+v", r)
+	assert.Contains(t, text(res), "timed out · 3000ms without a call")
+}
+
+// TestMCPTimeoutIsFixed: a timeout_ms the model set is not renewed by
+// calls, and the answers say when it ends.
+func TestMCPTimeoutIsFixed(t *testing.T) {
+	t.Parallel()
+	h := startMCP(t, mcpOpts{config: "mcp_yield_ms = 1000\n"})
+	res := h.call(map[string]any{"command": "sleep 30", "timeout_ms": 2500})
+	r := structured(t, res)
+	require.Equal(t, "running", r.State, text(res))
+	assert.False(t, r.CapRenews)
+	assert.Regexp(t, `; ended in [0-9.]+ s \(its timeout\)$`, text(res))
+	for r.ExitCode == nil {
+		r = structured(t, h.call(map[string]any{"session_id": r.SessionID, "until": "exit"}))
+	}
+	assert.True(t, r.TimedOut && !r.CapRenews && r.TimeoutMs == 2500, "%+v", r)
 }
 
 // TestMCPOneShapePerCall: arguments that mix two call shapes are refused,
@@ -412,7 +545,7 @@ func TestMCPErrorsNameTheToolsArguments(t *testing.T) {
 	for args, want := range map[string]string{
 		`{"comand":"ls"}`:                    `unknown argument "comand"`,
 		`{"command":5}`:                      `argument "command" must be a string, not 5`,
-		`{"command":"ls","timeout_ms":-1}`:   `argument "timeout_ms" must be between 0 and`,
+		`{"command":"ls","timeout_ms":-1}`:   `argument "timeout_ms" must be a whole number between 0 and 86400000, not -1`,
 		`{"command":"ls","mode":"tty"}`:      `argument "mode" must be one of "pty", "pipes"`,
 		`{"command":"ls","ready_port":80}`:   `arguments "ready_pattern" and "ready_port" need "background": true`,
 		`{"command":"ls","env":{"A":1}}`:     `the value of "A" must be a string`,

@@ -56,3 +56,31 @@ func TestTimedOutCommandNeverAnswersWaiting(t *testing.T) {
 	}
 	noneLeft(t, m)
 }
+
+// A native run that yields (yieldMs) outlives the default cap (2 s here)
+// while the host keeps waiting on it, each alive answer saying when the
+// cap would end it; with timeoutMs the cap stays fixed.
+func TestYieldedRunOutlivesTheDefaultCap(t *testing.T) {
+	root := t.TempDir()
+	cfg := filepath.Join(root, ".cfg-"+t.Name())
+	require.NoError(t, os.MkdirAll(cfg, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[limits]\ntimeout_ms = 2000\n"), 0o600))
+	c := start(t, "ndjson", root, nil)
+	r := c.exec(map[string]any{"command": "for i in 1 2 3 4; do echo tick $i; sleep 1; done", "yieldMs": 500})
+	require.Equal(t, "running", r.State, "%+v", r)
+	assert.True(t, r.CapRenews && r.EndsInMs > 0 && r.EndsInMs <= 2000, "%+v", r)
+	for r.ExitCode == nil {
+		r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "until": "exit", "yieldMs": 500})
+	}
+	assert.Equal(t, 0, *r.ExitCode, "%+v", r)
+	assert.False(t, r.TimedOut)
+
+	r = c.exec(map[string]any{"command": "sleep 30", "yieldMs": 0, "timeoutMs": 1500})
+	assert.False(t, r.CapRenews, "%+v", r)
+	assert.Positive(t, r.EndsInMs)
+	for r.ExitCode == nil {
+		r = c.run("session/read", map[string]any{"sessionId": r.SessionID, "until": "exit", "yieldMs": 500})
+	}
+	assert.True(t, r.TimedOut)
+	assert.Equal(t, "timed out · 1500ms", r.Summary)
+}

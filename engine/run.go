@@ -106,6 +106,10 @@ func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 		Mask:       secrets,
 		Background: p.Background,
 		Timeout:    e.timeout(p),
+		// The default cap of a foreground command counts again from each
+		// call once it has yielded: a long build a host keeps waiting on
+		// runs to its end, a forgotten one is ended a cap after the last.
+		TimeoutRenews: p.TimeoutMs == nil && !p.Background,
 	}
 	if p.Stdin != nil {
 		spec.Stdin = []byte(*p.Stdin)
@@ -187,12 +191,12 @@ func oneOf(field Field, v string, allowed ...string) error {
 	return errParams("field %q must be %q or %q, not %q", field, allowed[0], allowed[1], v)
 }
 
-// maxMs bounds every duration a host may ask for: a day.
-const maxMs = int64(24 * time.Hour / time.Millisecond)
+// MaxMs bounds every duration a host may ask for: a day.
+const MaxMs = int64(24 * time.Hour / time.Millisecond)
 
 func checkRange(field Field, v *int64) error {
-	if v != nil && (*v < 0 || *v > maxMs) {
-		return errParams("field %q must be between 0 and %d", field, maxMs)
+	if v != nil && (*v < 0 || *v > MaxMs) {
+		return errParams("field %q must be between 0 and %d", field, MaxMs)
 	}
 	return nil
 }

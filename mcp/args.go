@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -79,52 +80,49 @@ func argNamesSorted() []string {
 	return names
 }
 
-// checkValue checks one argument against its schema: its type, its enum,
-// its range.
+// argSchemas are the derived schema's properties, resolved: each argument
+// is validated against its own, so that a refusal names it.
+var argSchemas = sync.OnceValue(func() map[string]*jsonschema.Resolved {
+	out := map[string]*jsonschema.Resolved{}
+	for name, p := range argSchema().Properties {
+		r, err := p.Resolve(nil)
+		if err != nil {
+			panic("mcp: the terminal tool's argument " + name + ": " + err.Error())
+		}
+		out[name] = r
+	}
+	return out
+})
+
+// checkValue validates one argument against the derived schema and, when
+// it does not fit, says in words what the argument takes.
 func checkValue(name string, p *jsonschema.Schema, v json.RawMessage) error {
 	var x any
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber()
-	dec.Decode(&x)
-	if !fits(p.Type, x) {
-		return fmt.Errorf("argument %q must be %s, not %s", name, article(p.Type), v)
+	json.Unmarshal(v, &x)
+	if argSchemas()[name].Validate(x) == nil {
+		return nil
 	}
-	if p.Enum != nil && !slices.Contains(p.Enum, x) {
-		return fmt.Errorf("argument %q must be one of %s, not %s", name, enumText(p.Enum), v)
-	}
-	if n, ok := x.(json.Number); ok {
-		f, _ := n.Float64()
-		if p.Minimum != nil && f < *p.Minimum || p.Maximum != nil && f > *p.Maximum {
-			return fmt.Errorf("argument %q must be between %s, not %s", name, rangeText(p), v)
-		}
-	}
-	if name == "env" {
-		for k, val := range x.(map[string]any) {
+	if m, ok := x.(map[string]any); ok && name == "env" {
+		for k, val := range m {
 			if _, ok := val.(string); !ok && val != nil {
 				return fmt.Errorf("argument \"env\": the value of %q must be a string, or null to unset it", k)
 			}
 		}
 	}
-	return nil
+	return fmt.Errorf("argument %q must be %s, not %s", name, expected(p), v)
 }
 
-func fits(typ string, x any) bool {
-	switch typ {
-	case "string":
-		_, ok := x.(string)
-		return ok
-	case "boolean":
-		_, ok := x.(bool)
-		return ok
-	case "integer":
-		n, ok := x.(json.Number)
-		_, err := n.Int64()
-		return ok && err == nil
-	case "object":
-		_, ok := x.(map[string]any)
-		return ok
+// expected is what a property's schema takes, in words: "one of "pty",
+// "pipes"", "a whole number between 0 and 86400000".
+func expected(p *jsonschema.Schema) string {
+	if p.Enum != nil {
+		return "one of " + enumText(p.Enum)
 	}
-	return true
+	text := article(p.Type)
+	if p.Minimum != nil || p.Maximum != nil {
+		text += " " + rangeText(p)
+	}
+	return text
 }
 
 func article(typ string) string {
@@ -145,15 +143,17 @@ func enumText(enum []any) string {
 	return strings.Join(parts, ", ")
 }
 
+// rangeText is a schema's range in words: "between 0 and 86400000", or
+// "at least 1" where it has no maximum.
 func rangeText(p *jsonschema.Schema) string {
-	lo, hi := "0", "any size"
+	lo := 0.0
 	if p.Minimum != nil {
-		lo = fmt.Sprint(*p.Minimum)
+		lo = *p.Minimum
 	}
-	if p.Maximum != nil {
-		hi = fmt.Sprint(*p.Maximum)
+	if p.Maximum == nil {
+		return "at least " + strconv.FormatFloat(lo, 'f', -1, 64)
 	}
-	return lo + " and " + hi
+	return "between " + strconv.FormatFloat(lo, 'f', -1, 64) + " and " + strconv.FormatFloat(*p.Maximum, 'f', -1, 64)
 }
 
 // The call shapes: what names a shape, and what goes with it.

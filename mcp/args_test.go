@@ -44,9 +44,14 @@ func TestArgumentsAreCheckedInTheToolsWords(t *testing.T) {
 		`{"comand":"ls"}`:             `unknown argument "comand": the arguments are background, command,`,
 		`{"command":["ls"]}`:          `argument "command" must be a string, not ["ls"]`,
 		`{"background":"yes"}`:        `argument "background" must be a boolean`,
-		`{"ready_port":70000}`:        `argument "ready_port" must be between 1 and 65535`,
+		`{"ready_port":70000}`:        `argument "ready_port" must be a whole number between 1 and 65535, not 70000`,
+		`{"timeout_ms":-1}`:           `argument "timeout_ms" must be a whole number between 0 and 86400000, not -1`,
 		`{"signal":"SIGSTOP"}`:        `argument "signal" must be one of "SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"`,
 		`{"env":{"A":null,"B":"b"}}`:  "",
+		`{"env":{"A":1}}`:             `argument "env": the value of "A" must be a string, or null to unset it`,
+		`{"env":"A=1"}`:               `argument "env" must be an object, not "A=1"`,
+		`{"yield_ms":1.5}`:            `argument "yield_ms" must be a whole number between 0 and 86400000, not 1.5`,
+		`{"mode":"tty"}`:              `argument "mode" must be one of "pty", "pipes", not "tty"`,
 		`[1]`:                         "the arguments must be an object",
 	} {
 		_, err := checkArguments(json.RawMessage(args))

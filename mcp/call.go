@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/termhelper/termhelper/engine"
-	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/session"
 )
 
@@ -20,13 +18,14 @@ import (
 // text a model reads and the native answer as structured content. A
 // refused call is a result with isError, not a protocol error; a call the
 // client cancelled gets no answer (the transport drops it).
-func (f *front) call(ctx context.Context, req *sdk.CallToolRequest, a Args) (*sdk.CallToolResult, any, error) {
+func (f *front) call(ctx context.Context, req *sdk.CallToolRequest, a Args) (*sdk.CallToolResult, *Result, error) {
 	eng, asked, err := f.engineFor(ctx, req)
 	if asked != nil {
 		return asked, nil, nil
 	}
 	if err != nil {
-		return f.refused(err), nil, nil
+		res, out := f.refusedWith(err)
+		return res, out, nil
 	}
 	ask := f.asker(req)
 	if ask != nil {
@@ -34,20 +33,22 @@ func (f *front) call(ctx context.Context, req *sdk.CallToolRequest, a Args) (*sd
 	}
 	c := &callState{f: f, eng: eng, req: req}
 	defer c.progress(ctx)()
-	ans, text, err := c.dispatch(ctx, a)
+	out, text, err := c.dispatch(ctx, a)
 	switch {
 	case errors.Is(err, engine.ErrCancelled):
 		return nil, nil, err
 	case errors.Is(err, errAsk):
 		return ask.question(), nil, nil
 	case err != nil:
-		return f.refused(err), nil, nil
+		res, out := f.refusedWith(err)
+		return res, out, nil
 	}
 	lead, notices := f.events.take()
 	if first := f.firstNotice(eng); first != "" {
 		lead, notices = first+"\n"+lead, append([]string{first}, notices...)
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: lead + text}}}, withNotices(ans, notices), nil
+	out.Notices = notices
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: lead + text}}}, out, nil
 }
 
 // firstNotice is, for the first result only, how commands are confined
@@ -70,24 +71,21 @@ func (f *front) firstNotice(eng *engine.Engine) string {
 	return line
 }
 
-// refused is the result of a call that did not do what it asked.
+// refused is the result of a call that did not do what it asked, its
+// structured content set: for a call refused before the tool's handler.
 func (f *front) refused(err error) *sdk.CallToolResult {
-	lead, _ := f.events.take()
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: lead + refusal(err)}}}
+	res, out := f.refusedWith(err)
+	res.StructuredContent = out
+	return res
 }
 
-// withNotices adds the notices to a structured answer: everything the
-// text says is in structuredContent too, for hosts that show a model only
-// that.
-func withNotices(ans any, notices []string) any {
-	if len(notices) == 0 {
-		return ans
-	}
-	data, _ := json.Marshal(ans)
-	var m map[string]any
-	json.Unmarshal(data, &m)
-	m["notices"] = notices
-	return m
+// refusedWith is the result of a call that did not do what it asked, and
+// its structured content: the same words, and the notices.
+func (f *front) refusedWith(err error) (*sdk.CallToolResult, *Result) {
+	lead, notices := f.events.take()
+	text := refusal(err)
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: lead + text}}},
+		&Result{Error: text, Notices: notices}
 }
 
 // callState is one call in progress.
@@ -100,11 +98,11 @@ type callState struct {
 	session string // the session the call waits on, once known
 }
 
-func (c *callState) dispatch(ctx context.Context, a Args) (any, string, error) {
+func (c *callState) dispatch(ctx context.Context, a Args) (*Result, string, error) {
 	switch {
 	case a.List:
-		rows := protocol.Rows(c.eng.List())
-		return protocol.List{Sessions: rows}, listText(rows), nil
+		out := listOf(c.eng.List())
+		return out, listText(out.Sessions), nil
 	case a.Command != "":
 		p := runParams(a)
 		p.YieldMs = c.f.yieldFor(a.YieldMs, !a.Background)
@@ -116,7 +114,7 @@ func (c *callState) dispatch(ctx context.Context, a Args) (any, string, error) {
 			return nil, "", err
 		}
 		sc.Lines = trimBlankRows(sc.Lines)
-		return protocol.ScreenOf(sc), screenText(a.SessionID, sc), nil
+		return terminalOf(sc), screenText(a.SessionID, sc), nil
 	case a.Kill:
 		return c.answer(c.eng.Kill(ctx, engine.KillParams{SessionID: a.SessionID, Signal: a.Signal}))
 	}
@@ -154,7 +152,7 @@ func runParams(a Args) engine.RunParams {
 
 // answer is a result as structured content and as text: the cleaned
 // output, then one status line.
-func (c *callState) answer(r session.Result, err error) (any, string, error) {
+func (c *callState) answer(r session.Result, err error) (*Result, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
@@ -169,7 +167,7 @@ func (c *callState) answer(r session.Result, err error) (any, string, error) {
 	if line := deniedLine(r.Denied); line != "" {
 		text = joinLines(text, line)
 	}
-	return protocol.Answer(r), text, nil
+	return resultOf(r), text, nil
 }
 
 // trimBlankRows drops the empty rows at the bottom of a screen: a model

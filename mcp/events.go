@@ -5,6 +5,8 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,17 +35,37 @@ type endLine struct{ id, text string }
 
 // answered records a finished answer given in a result: its end needs no
 // notice of its own, whether its event came before the answer or after.
+// A session whose event has come, or that the engine no longer knows,
+// has no event to come (one never handed over is forgotten at its
+// finished answer, one handed over after its event and a linger), so it
+// is not remembered; and the sessions remembered are dropped once their
+// event comes or the engine forgets them: the record never outgrows the
+// engine's own sessions.
 func (e *events) answered(id string) {
 	e.mu.Lock()
+	ids := append(slices.Collect(maps.Keys(e.reported)), id)
+	came := slices.ContainsFunc(e.pending, func(l endLine) bool { return l.id == id })
+	e.pending = slices.DeleteFunc(e.pending, func(l endLine) bool { return l.id == id })
+	e.mu.Unlock()
+	gone := slices.DeleteFunc(ids, e.known)
+	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.reported[id] = true
-	kept := e.pending[:0]
-	for _, l := range e.pending {
-		if l.id != id {
-			kept = append(kept, l)
-		}
+	if !came && !slices.Contains(gone, id) {
+		e.reported[id] = true
 	}
-	e.pending = kept
+	for _, g := range gone {
+		delete(e.reported, g)
+	}
+}
+
+// known reports whether the engine still has the session.
+func (e *events) known(id string) bool {
+	eng := e.f.engine()
+	if eng == nil {
+		return false
+	}
+	_, err := eng.Command(id)
+	return err == nil
 }
 
 // take returns the notices for sessions that ended since the last result,
@@ -67,6 +89,7 @@ func (e *events) Exited(id string, r session.Result) {
 	if !e.reported[id] {
 		e.pending = append(e.pending, endLine{id, line})
 	}
+	delete(e.reported, id) // its one event has come
 	e.mu.Unlock()
 	if ss := e.f.session(); ss != nil {
 		// The session's log level decides whether it is sent.

@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/termhelper/termhelper/engine"
-	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/sandbox"
 	"github.com/termhelper/termhelper/session"
 )
@@ -33,11 +34,28 @@ func status(r session.Result) string {
 	}
 	switch r.State {
 	case session.Waiting:
-		return waitingLine(r)
+		return waitingLine(r) + capNews(r)
 	case session.Background:
-		return fmt.Sprintf("session %s running in the background", r.ID) + serverNews(r)
+		return fmt.Sprintf("session %s running in the background", r.ID) + serverNews(r) + capNews(r)
 	}
-	return fmt.Sprintf("session %s still running (poll with input \"\", wait with until \"exit\", or kill)", r.ID)
+	return fmt.Sprintf("session %s still running (poll with input \"\", wait with until \"exit\", or kill)", r.ID) + capNews(r)
+}
+
+// capNews is when the lifetime cap ends a live command: "; ended if left
+// without a call for 60 s", or "; ended in 12 s (timeout_ms)".
+func capNews(r session.Result) string {
+	switch {
+	case r.EndsIn <= 0:
+		return ""
+	case r.Renews:
+		return "; ended if left without a call for " + seconds(r.EndsIn)
+	}
+	return "; ended in " + seconds(r.EndsIn) + " (its timeout)"
+}
+
+// seconds is a duration as a model reads it: "60 s", "2.5 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + " s"
 }
 
 // serverNews is ", ready, ports 5173" for a server: whether its ready
@@ -112,7 +130,7 @@ func waitingLine(r session.Result) string {
 	return line
 }
 
-func listText(rows []protocol.Row) string {
+func listText(rows []Row) string {
 	if len(rows) == 0 {
 		return "no sessions"
 	}

@@ -40,7 +40,7 @@ const tools = await call("tools/list", {});
 check(tools.result?.tools?.some((t) => t.name === "terminal"), "tools/list", tools);
 const ran = await call("tools/call", { name: "terminal", arguments: { command: "pwd -P" } });
 const out = ran.result?.structuredContent;
-check(out?.exitCode === 0 && out.output.trim() === root, `tools/call pwd in ${root}`, ran);
+check(out?.exit_code === 0 && out.output.trim() === root, `tools/call pwd in ${root}`, ran);
 child.stdin.end();
 const code = await new Promise((resolve) => child.on("exit", resolve));
 check(code === 0, "exit status", code);

@@ -66,6 +66,11 @@ type Alive struct {
 	// Screen: output is the screen as a person sees it, row by row (a
 	// full-screen program, or a page drawn by cursor address).
 	Screen bool `json:"screen,omitempty"`
+	// EndsInMs is, under a lifetime cap, how long after this answer the
+	// cap ends the command; CapRenews: each call on the session counts it
+	// again (the default cap of a foreground command that has yielded).
+	EndsInMs  int64 `json:"endsInMs,omitempty"`
+	CapRenews bool  `json:"capRenews,omitempty"`
 }
 
 // Prompt is what a waiting command shows; Secret marks a password read.
@@ -82,7 +87,16 @@ func Answer(r session.Result) any {
 	}
 	return Alive{SessionID: r.ID, Pid: r.Pid, State: string(r.State), Output: r.Output, Stderr: r.Stderr,
 		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Prompt: PromptOf(r.Prompt),
-		Ready: r.Ready, Ports: r.Ports, Screen: r.Screen}
+		Ready: r.Ready, Ports: r.Ports, Screen: r.Screen, EndsInMs: endsInMs(r), CapRenews: r.Renews}
+}
+
+// endsInMs is EndsIn in whole milliseconds, at least 1 while it is set:
+// a cap about to end the command is not no cap.
+func endsInMs(r session.Result) int64 {
+	if r.EndsIn <= 0 {
+		return 0
+	}
+	return max(r.EndsIn.Milliseconds(), 1)
 }
 
 func finished(r session.Result) Finished {

@@ -29,6 +29,9 @@ type AnswerOpts struct {
 // Answer waits until an answer is due and returns it: finished once the
 // command has ended and its output is drained, alive otherwise.
 func (s *Session) Answer(o AnswerOpts) Result {
+	s.mu.Lock()
+	s.lastCall = time.Now()
+	s.mu.Unlock()
 	var deadline <-chan time.Time
 	if o.Yield > 0 {
 		t := time.NewTimer(o.Yield)
@@ -168,6 +171,10 @@ func (s *Session) aliveAnswerLocked() Result {
 		r.Prompt = &p
 	}
 	s.handed = true
+	s.lastCall = time.Now()
+	if s.spec.Timeout > 0 {
+		r.EndsIn, r.Renews = s.capEndLocked().Sub(s.lastCall), s.renewsLocked()
+	}
 	return r
 }
 
@@ -210,7 +217,8 @@ func (s *Session) takeLocked(r *Result, final bool) {
 
 func (s *Session) summaryLocked() Result {
 	return Result{ID: s.id, Pid: s.proc.Pid, State: Exited, Exit: s.exit,
-		Duration: s.ended.Sub(s.started), TimedOut: s.timedOut, KilledBy: s.killedBy, Timeout: s.spec.Timeout}
+		Duration: s.ended.Sub(s.started), TimedOut: s.timedOut, KilledBy: s.killedBy, Timeout: s.spec.Timeout,
+		Renews: s.renewsLocked()}
 }
 
 func (s *Session) summaryResult() Result {
@@ -225,6 +233,8 @@ func Summary(r Result) string {
 	switch {
 	case r.Exit == nil:
 		return string(r.State)
+	case r.TimedOut && r.Renews:
+		return fmt.Sprintf("timed out · %dms without a call", r.Timeout.Milliseconds())
 	case r.TimedOut:
 		return fmt.Sprintf("timed out · %dms", r.Timeout.Milliseconds())
 	case r.KilledBy != "":

@@ -60,7 +60,8 @@ type Session struct {
 	// terminal read then as unknown, its quiet and its last line are no
 	// sign of a prompt: nothing can be waiting any more.
 	ending     bool
-	handed     bool // an alive answer named this session to the host
+	handed     bool      // an alive answer named this session to the host
+	lastCall   time.Time // the last start or alive answer of a call on it
 	lastWrite  time.Time
 	lastOutput time.Time
 	// rawSince is when the command was first seen reading keys in raw
@@ -240,10 +241,11 @@ func (s *Session) monitor() {
 	defer s.wg.Done()
 	defer close(s.monitorDone)
 	var timeout <-chan time.Time
+	var capTimer *time.Timer
 	if s.spec.Timeout > 0 {
-		t := time.NewTimer(s.spec.Timeout)
-		defer t.Stop()
-		timeout = t.C
+		capTimer = time.NewTimer(s.spec.Timeout)
+		defer capTimer.Stop()
+		timeout = capTimer.C
 	}
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
@@ -253,8 +255,13 @@ func (s *Session) monitor() {
 			return
 		case <-timeout:
 			s.mu.Lock()
-			s.timedOut = true
+			left := time.Until(s.capEndLocked())
+			s.timedOut = left <= 0
 			s.mu.Unlock()
+			if left > 0 {
+				capTimer.Reset(left)
+				continue
+			}
 			s.endLiveState()
 			s.proc.Kill(platform.SIGTERM, s.m.cfg.Grace)
 		case <-tick.C:
@@ -265,6 +272,19 @@ func (s *Session) monitor() {
 		}
 	}
 }
+
+// capEndLocked is when the lifetime cap ends the command: Timeout after
+// its start, or, for a renewing cap once the command was handed to the
+// host, after the last call on it if that is later.
+func (s *Session) capEndLocked() time.Time {
+	end := s.started.Add(s.spec.Timeout)
+	if s.renewsLocked() {
+		end = later(end, s.lastCall.Add(s.spec.Timeout))
+	}
+	return end
+}
+
+func (s *Session) renewsLocked() bool { return s.spec.TimeoutRenews && s.handed }
 
 // inputCheckDue paces the input check: not while output is flowing (a
 // program that prints is not blocked on input), and only every fourth tick

@@ -44,6 +44,11 @@ type Spec struct {
 	Command    string
 	Background bool
 	Timeout    time.Duration // 0: no lifetime cap
+	// TimeoutRenews: once an answer has handed the command to the host
+	// alive, Timeout counts again from each call that waits on it (its
+	// start and its answer), so a command the host keeps polling lives as
+	// long as it needs, and one it forgot is ended a Timeout later.
+	TimeoutRenews bool
 	// Mask lists secrets (mask.SecretValues of the helper's environment)
 	// replaced with ******** wherever the command prints them.
 	Mask []string
@@ -89,6 +94,12 @@ type Result struct {
 	TimedOut bool
 	KilledBy string        // the signal a session/kill sent, if that ended it
 	Timeout  time.Duration // the lifetime cap the command ran under
+	// EndsIn is, on an alive answer of a capped command, how long from
+	// this answer until the cap ends it; Renews says the cap counts again
+	// from each call on the session (Spec.TimeoutRenews, handed over). On
+	// a finished answer Renews says the cap that ended it was counted so.
+	EndsIn time.Duration
+	Renews bool
 
 	Output         string
 	Stderr         *string // set only when stderr is kept apart

@@ -122,7 +122,7 @@ test('tools/list: one terminal tool with its schema', async (t) => {
   assert.deepEqual(properties.mode.enum, ['pty', 'pipes']);
   assert.deepEqual(properties.until.enum, ['exit', 'stable']);
   assert.equal(tool.outputSchema?.type, 'object');
-  assert.equal(tool.outputSchema.properties.exitCode.type, 'integer');
+  assert.equal(tool.outputSchema.properties.exit_code.type, 'integer');
 });
 
 test('a coloured command that exits 3', async (t) => {
@@ -130,19 +130,43 @@ test('a coloured command that exits 3', async (t) => {
   const res = await call({ command: "printf '\\033[1;31mred\\033[0m\\n'; exit 3" });
   assert.ok(!res.isError, 'a failed command is a normal result');
   assert.match(text(res), /^red\nexit 3 · \d+ms$/);
-  assert.equal(res.structuredContent.exitCode, 3);
+  assert.equal(res.structuredContent.exit_code, 3);
   assert.equal(res.structuredContent.output, 'red\n');
+});
+
+// Claude Code and Codex show a model only structuredContent, Gemini CLI
+// only the text: neither carries what a model does not need.
+test('echo hi: nothing null, false or repeated', async (t) => {
+  const { call } = await connect(t);
+  const res = await call({ command: 'echo hi' });
+  assert.deepEqual(Object.keys(res.structuredContent).sort(), ['duration_ms', 'exit_code', 'output']);
+  assert.equal(res.structuredContent.exit_code, 0);
+  assert.equal(res.structuredContent.output, 'hi\n');
+  assert.match(text(res), /^hi\nexit 0 · \d+ms$/);
+});
+
+test('a failing build keeps its exit code and error line in both forms', async (t) => {
+  const { call } = await connect(t);
+  const res = await call({ command:
+    "printf 'main.c:1:25: error: undeclared_name undeclared\\nmake: *** [Makefile:2: main] Error 1\\n' >&2; exit 2" });
+  assert.ok(!res.isError, text(res));
+  for (const form of [text(res), JSON.stringify(res.structuredContent)]) {
+    assert.match(form, /main\.c:1:25: error: undeclared_name undeclared/);
+    assert.match(form, /make: \*\*\* \[Makefile:2: main\] Error 1/);
+  }
+  assert.equal(res.structuredContent.exit_code, 2);
+  assert.match(text(res), /\nexit 2 · \d+ms$/);
 });
 
 test('a prompt answered', async (t) => {
   const { call } = await connect(t);
   let res = await call({ command: "printf 'Name? '; read n; echo \"hi $n\"" });
-  const id = res.structuredContent.sessionId;
+  const id = res.structuredContent.session_id;
   assert.equal(res.structuredContent.state, 'waiting', text(res));
-  assert.ok(text(res).endsWith(`session ${id} waiting for input: "Name?"`), text(res));
+  assert.ok(text(res).endsWith(`session ${id} waiting for input: "Name?"; ended if left without a call for 60 s`), text(res));
   res = await call({ session_id: id, input: 'Ada\n' });
   assert.match(text(res), /hi Ada\nexit 0 · /);
-  assert.equal(res.structuredContent.exitCode, 0);
+  assert.equal(res.structuredContent.exit_code, 0);
 });
 
 test('a background loop polled, listed and killed', async (t) => {
@@ -150,7 +174,7 @@ test('a background loop polled, listed and killed', async (t) => {
   const m = marker();
   let res = await call({ command: `while true; do echo tick; sleep 0.1; done & sleep ${m}`,
     background: true, yield_ms: 300 });
-  const id = res.structuredContent.sessionId;
+  const id = res.structuredContent.session_id;
   assert.equal(res.structuredContent.state, 'background', text(res));
   assert.match(text(res), new RegExp(`session ${id} running in the background$`));
   assert.ok(pidsWith(m).length > 0, 'the loop runs');
@@ -208,7 +232,7 @@ test("a background command's end reported without polling", async (t) => {
   await client.setLoggingLevel('info');
   const { command, open } = gated(root, 'exit 7');
   let res = await call({ command, background: true, yield_ms: 0 });
-  const id = res.structuredContent.sessionId;
+  const id = res.structuredContent.session_id;
   assert.ok(id, text(res));
   open();
   await Promise.race([first, new Promise((_, no) => setTimeout(() => no(new Error('no log')), watchdog).unref())]);
@@ -227,7 +251,7 @@ test('cancelling a long wait ends the wait, not the session, and gets no answer'
   const { call, tr } = await connect(t);
   const m = marker();
   let res = await call({ command: `sleep ${m}`, background: true, yield_ms: 0 });
-  const id = res.structuredContent.sessionId;
+  const id = res.structuredContent.session_id;
   const answers = watchAnswers(tr, 'until');
   const abort = new AbortController();
   const wait = call({ session_id: id, until: 'exit' }, { signal: abort.signal });
@@ -261,17 +285,21 @@ test('an aborted foreground command gets no answer and its process is gone', asy
 });
 
 // The SDK's own default: a tool call times out at 60 s. A command that
-// outlives the 45 s yield answers alive before that, and the model waits on.
-test('a 55 s command under the default 60 s timeout answers alive, then finishes', async (t) => {
+// outlives the 45 s yield answers alive before that, and the model waits
+// on: past the default 60 s cap, which counts again from each call once
+// the command has yielded.
+test('a 65 s command with no timeout_ms answers alive, then finishes', async (t) => {
   const { client } = await connect(t);
   const started = Date.now();
-  let res = await client.callTool({ name: 'terminal', arguments: { command: 'sleep 55; echo done' } });
+  let res = await client.callTool({ name: 'terminal', arguments: { command: 'sleep 65; echo done' } });
   assert.equal(res.structuredContent.state, 'running', text(res));
-  const id = res.structuredContent.sessionId;
-  assert.match(text(res), new RegExp(`session ${id} still running`));
+  const id = res.structuredContent.session_id;
+  assert.match(text(res), new RegExp(`session ${id} still running .*; ended if left without a call for 60 s$`));
+  assert.equal(res.structuredContent.cap_renews, true);
+  assert.ok(res.structuredContent.ends_in_ms > 0 && res.structuredContent.ends_in_ms <= 60_000);
   assert.ok(Date.now() - started < 60_000, 'answered within the timeout');
   res = await client.callTool({ name: 'terminal', arguments: { session_id: id, until: 'exit' } });
-  assert.equal(res.structuredContent.exitCode, 0, text(res));
+  assert.equal(res.structuredContent.exit_code, 0, text(res));
   assert.match(text(res), /done/);
 });
 

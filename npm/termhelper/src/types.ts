@@ -105,6 +105,10 @@ export interface Alive {
   ready?: boolean;
   /** The terminal shows a page (a full-screen program): `output` is that page, row by row. */
   screen?: boolean;
+  /** Under a lifetime cap: how long after this answer the cap ends the command. */
+  endsInMs?: number;
+  /** Each call on the session counts `endsInMs` again (the default cap of a command that has yielded). */
+  capRenews?: boolean;
 }
 
 /** Either shape: `exitCode` means finished, `sessionId` alone means alive. */
