@@ -226,6 +226,10 @@ func (c *client) answer(m message) {
 	if c.onRequest != nil {
 		result = c.onRequest(m)
 	}
+	if e, ok := result.(*rpcError); ok {
+		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": e})
+		return
+	}
 	c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
 }
 

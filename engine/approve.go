@@ -198,7 +198,7 @@ func (e *Engine) ask(ctx context.Context, a Approver, command string, req Approv
 	}
 	if err != nil {
 		e.log.Info("approval not given", "err", err)
-		refused := notApproved(ErrDeclined.Error(), req.Reasons)
+		refused := notApproved(ErrDismissed.Error(), req.Reasons)
 		refused.Err = err
 		return refused
 	}
@@ -208,8 +208,10 @@ func (e *Engine) ask(ctx context.Context, a Approver, command string, req Approv
 	case Always:
 		e.remember(command)
 		return nil
+	case Deny:
+		return notApproved(ErrDeclined.Error(), req.Reasons)
 	}
-	return notApproved(ErrDeclined.Error(), req.Reasons)
+	return notApproved(ErrDismissed.Error(), req.Reasons)
 }
 
 // remember adds an "always" answer to the persisted allow list.
