@@ -191,13 +191,16 @@ func Caches(home string, getenv func(string) string) []string {
 // (gitProtected). A folder ends with a slash: the trampoline makes it
 // when it is missing, so that nothing can be planted there.
 func ProtectedPaths(root, home string, getenv func(string) string) []string {
-	return protectedPaths(root, home, getenv, nil)
+	return protectedPaths(root, home, getenv, nil).protect
 }
 
-func protectedPaths(root, home string, getenv func(string) string, r *reads) []string {
-	out := []string{filepath.Join(root, ".termhelper.toml")}
-	out = append(out, gitProtected(root, home, r)...)
-	return append(out, resolve(shellStartup, home, getenv)...)
+func protectedPaths(root, home string, getenv func(string) string, r *reads) guarded {
+	g := guarded{protect: []string{filepath.Join(root, ".termhelper.toml")}}
+	git := gitProtected(root, home, r)
+	g.add(git.protect...)
+	g.neutral = git.neutral
+	g.add(resolve(shellStartup, home, getenv)...)
+	return g
 }
 
 // GitDirs are the git folders of the repository at root that lie outside
@@ -242,7 +245,8 @@ func Defaults(root, home string, getenv func(string) string) Plan {
 }
 
 func defaults(root, home string, getenv func(string) string, r *reads) Plan {
-	p := Plan{Root: root, Protect: protectedPaths(root, home, getenv, r)}
+	g := protectedPaths(root, home, getenv, r)
+	p := Plan{Root: root, Protect: g.protect, Neutral: g.neutral}
 	for _, c := range Caches(home, getenv) {
 		if makeCache(c, r) {
 			p.Writable = append(p.Writable, c)
