@@ -24,10 +24,13 @@ type rules struct {
 // a host name ("registry.npmjs.org"), a wildcard over its subdomains
 // ("*.example.com": a.example.com and a.b.example.com, not example.com
 // itself), every host ("*"), an IP address (IPv6 with or without brackets)
-// or an address range ("10.0.0.0/8"). Case and a trailing dot do not
-// matter; ports, schemes and paths are not part of a pattern.
+// or an address range ("10.0.0.0/8"), each optionally with a port
+// ("example.com:8443", "[2001:db8::1]:8443") or ":*" for every port. An
+// allow entry without a port allows 80 and 443 only; a deny entry without
+// one denies every port. Case and a trailing dot do not matter; schemes
+// and paths are not part of a pattern.
 func CheckPattern(pattern string) error {
-	var r rules
+	var r portRules
 	return r.add(pattern)
 }
 
@@ -76,7 +79,7 @@ func (r *rules) add(pattern string) error {
 	}
 	h, err := normHost(p)
 	if err != nil {
-		return fmt.Errorf("host pattern %q: %w (write the host alone: example.com, *.example.com, 10.0.0.5)", pattern, err)
+		return fmt.Errorf("host pattern %q: %w (write the host alone, or host:port: example.com, *.example.com, 10.0.0.5, example.com:8443)", pattern, err)
 	}
 	r.put(h)
 	return nil
