@@ -186,7 +186,8 @@ func Caches(home string, getenv func(string) string) []string {
 }
 
 // ProtectedPaths stay read-only even inside writable places: the
-// project's .termhelper.toml, the user's shell start-up files, and what
+// project's .termhelper.toml and the files that make another program run
+// code (ProjectRunners), the user's shell start-up files, and what
 // in the repository would run a program at the user's next git command
 // (gitProtected). A folder ends with a slash: the trampoline makes it
 // when it is missing, so that nothing can be planted there.
@@ -196,6 +197,7 @@ func ProtectedPaths(root, home string, getenv func(string) string) []string {
 
 func protectedPaths(root, home string, getenv func(string) string, r *reads) guarded {
 	g := guarded{protect: []string{filepath.Join(root, ".termhelper.toml")}}
+	g.add(ProjectRunners(root)...)
 	git := gitProtected(root, home, r)
 	g.add(git.protect...)
 	g.neutral = git.neutral
