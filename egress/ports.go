@@ -26,7 +26,7 @@ func webPorts(port int) bool { return port == 80 || port == 443 }
 func everyPort(int) bool { return true }
 
 // compilePorts reads every pattern; the first that cannot be read is an
-// error.
+// error, since a deny rule dropped in silence would widen what gets out.
 func compilePorts(patterns []string) (portRules, error) {
 	var pr portRules
 	for _, p := range patterns {
@@ -37,7 +37,8 @@ func compilePorts(patterns []string) (portRules, error) {
 	return pr, nil
 }
 
-// compilePortsLoose reads what it can (see compileLoose).
+// compilePortsLoose reads what it can: for lists that only widen (hosts
+// remembered as always allowed), where a bad entry is skipped.
 func compilePortsLoose(patterns []string) portRules {
 	var pr portRules
 	for _, p := range patterns {

@@ -34,28 +34,6 @@ func CheckPattern(pattern string) error {
 	return r.add(pattern)
 }
 
-// compile reads every pattern; the first that cannot be read is an error,
-// since a deny rule dropped in silence would widen what gets out.
-func compile(patterns []string) (rules, error) {
-	var r rules
-	for _, p := range patterns {
-		if err := r.add(p); err != nil {
-			return rules{}, err
-		}
-	}
-	return r, nil
-}
-
-// compileLoose reads what it can: for lists that only widen (hosts
-// remembered as always allowed), where a bad entry is skipped.
-func compileLoose(patterns []string) rules {
-	var r rules
-	for _, p := range patterns {
-		_ = r.add(p)
-	}
-	return r
-}
-
 func (r *rules) add(pattern string) error {
 	p := strings.TrimSpace(pattern)
 	switch {

@@ -41,8 +41,8 @@ func TestPatternsMatch(t *testing.T) {
 		{"*.example.com", "192.0.2.1", false},
 	}
 	for _, c := range cases {
-		r, err := compile([]string{c.pattern})
-		if err != nil {
+		var r rules
+		if err := r.add(c.pattern); err != nil {
 			t.Errorf("%q: %v", c.pattern, err)
 			continue
 		}
