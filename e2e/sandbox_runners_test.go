@@ -79,6 +79,9 @@ func startAsking(t *testing.T, front string, g gitRepo) (*client, func() string)
 	if front == "mcp" {
 		args = []string{"--mcp"}
 	}
+	probe := start(t, "ndjson", g.root, nil, env, g.r.cred)
+	needMounts(t, g, initSandbox(t, probe))
+	probe.stop()
 	c := start(t, "ndjson", g.root, args, env, g.r.cred)
 	c.onRequest = func(m message) any {
 		mu.Lock()
