@@ -32,13 +32,22 @@ func (r runner) cred(c *exec.Cmd) {
 }
 
 // throwawayUser is the ordinary user the tests run the helper as when
-// they run as root: made with useradd once (no home, no login).
+// they run as root: made with useradd once (no home, no login), and
+// removed when the tests end.
 const throwawayUser = "termhelper-e2e"
 
 var ordinaryOnce struct {
 	sync.Once
-	r   runner
-	err error
+	r    runner
+	err  error
+	made bool // by these tests: removed when they end
+}
+
+// removeThrowawayUser removes the user the tests made, if they made one.
+func removeThrowawayUser() {
+	if ordinaryOnce.made {
+		exec.Command("userdel", throwawayUser).Run()
+	}
 }
 
 // runners are root (when the tests run as root) and an ordinary user:
@@ -55,6 +64,7 @@ func runners(t *testing.T) []runner {
 				ordinaryOnce.err = errors.New("useradd: " + strings.TrimSpace(string(out)))
 				return
 			}
+			ordinaryOnce.made = true
 		}
 		u, err := user.Lookup(throwawayUser)
 		if err != nil {
