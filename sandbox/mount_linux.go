@@ -160,8 +160,11 @@ func makeNeutral(path string, neutral, writable []string) error {
 		return nil
 	}
 	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(path)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o644)
-	if errors.Is(err, fs.ErrExist) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-		return nil // there already (a link too: protect binds what it reaches), or no folder to hold it
+	switch {
+	case errors.Is(err, fs.ErrExist), errors.Is(err, unix.ELOOP):
+		return nil // there already (a link too: protect binds what it reaches)
+	case errors.Is(err, unix.ENOTDIR), errors.Is(err, fs.ErrPermission), errors.Is(err, unix.EROFS):
+		return nil // no folder to hold it, or one the command cannot write either
 	}
 	if err != nil {
 		return fmt.Errorf("making %s: %w", path, err)
