@@ -145,11 +145,12 @@ func TestProjectFileBadValuesStop(t *testing.T) {
 	dir, root := t.TempDir(), t.TempDir()
 	t.Setenv("TERMHELPER_CONFIG_DIR", dir)
 	for text, want := range map[string]string{
-		"unattended = \"maybe\"\n":              FileName + ":1: unattended: must be",
-		"\nsandbox = \"loose\"\n":               FileName + ":2: sandbox: must be",
-		"[policy]\ndeny = [\"!sudo\"]\n":        FileName + ":2: policy.deny:",
-		"hide = [\"!~/.ssh\"]\n":                FileName + ":1: hide:",
-		"network_deny = [\"https://x.com/\"]\n": FileName + ":1: network_deny:",
+		"unattended = \"maybe\"\n":                  FileName + ":1: unattended: must be",
+		"\nsandbox = \"loose\"\n":                   FileName + ":2: sandbox: must be",
+		"[policy]\ndeny = [\"!sudo\"]\n":            FileName + ":2: policy.deny:",
+		"hide = [\"!~/.ssh\"]\n":                    FileName + ":1: hide:",
+		"network_deny = [\"https://x.com/\"]\n":     FileName + ":1: network_deny:",
+		"network_allow = [\"git.example:99999\"]\n": FileName + ":1: network_allow: host pattern \"git.example:99999\": the port \"99999\" is not a number from 1 to 65535",
 	} {
 		writeFile(t, filepath.Join(root, FileName), text)
 		if _, err := Load("", root); err == nil || !strings.Contains(err.Error(), want) {
@@ -163,7 +164,7 @@ func TestNewKeysInUserConfig(t *testing.T) {
 sandbox = "off"
 sandbox_required = true
 network = "open"
-network_allow = ["*.corp.example", "10.0.0.7"]
+network_allow = ["*.corp.example", "10.0.0.7", "git.corp.example:7999"]
 network_deny = ["ads.example"]
 writable = ["~/.cache/bazel"]
 hide = ["~/.vault"]
@@ -175,7 +176,7 @@ mcp_yield_ms = 0
 	}
 	s := cfg.Sandbox
 	if s.Mode != SandboxOff || !s.Required || s.Network != NetworkOpen || cfg.MCPYieldMs != 0 ||
-		len(s.NetworkAllow) != 2 || len(s.NetworkDeny) != 1 || len(s.Writable) != 1 || len(s.Hide) != 1 || len(s.Protect) != 1 {
+		len(s.NetworkAllow) != 3 || len(s.NetworkDeny) != 1 || len(s.Writable) != 1 || len(s.Hide) != 1 || len(s.Protect) != 1 {
 		t.Errorf("%+v", cfg)
 	}
 	for text, want := range map[string]string{

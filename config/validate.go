@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/termhelper/termhelper/egress"
+
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -52,8 +54,8 @@ func validateSandbox(s SandboxConfig) error {
 	}
 	for key, hosts := range map[string][]string{"network_allow": s.NetworkAllow, "network_deny": s.NetworkDeny} {
 		for _, h := range hosts {
-			if h == "" || strings.ContainsAny(h, " \t\n/\\@") {
-				return bad(key, "%q is not a host name, a glob such as *.github.com, or an IP address", h)
+			if err := egress.CheckPattern(h); err != nil {
+				return bad(key, "%v", err)
 			}
 		}
 	}

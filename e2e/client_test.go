@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	removeThrowawayUser()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -225,6 +226,10 @@ func (c *client) answer(m message) {
 	var result any
 	if c.onRequest != nil {
 		result = c.onRequest(m)
+	}
+	if e, ok := result.(*rpcError); ok {
+		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": e})
+		return
 	}
 	c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
 }

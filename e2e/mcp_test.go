@@ -271,7 +271,7 @@ func TestMCPApproval(t *testing.T) {
 			require.Equal(t, version, h.cs.InitializeResult().ProtocolVersion)
 			for _, c := range []struct{ action, file, says string }{
 				{"decline", "declined", "user declined"},
-				{"cancel", "dismissed", "dismissed the approval question without answering"},
+				{"cancel", "dismissed", "the host dismissed the approval question"},
 				{"accept", "accepted", ""},
 			} {
 				mu.Lock()
@@ -285,6 +285,9 @@ func TestMCPApproval(t *testing.T) {
 				}
 				assert.True(t, res.IsError, c.action)
 				assert.Contains(t, text(res), c.says)
+				if c.action == "cancel" {
+					assert.NotContains(t, text(res), "user declined", "a dismissal is no person's refusal")
+				}
 				assert.NoFileExists(t, filepath.Join(h.root, c.file))
 			}
 			mu.Lock()

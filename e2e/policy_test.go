@@ -60,6 +60,26 @@ func TestApprovalRoundTrip(t *testing.T) {
 	assert.Equal(t, "user declined to run this command", rerr.Message)
 }
 
+// TestApprovalDismissedByTheHost: a host that answers approval/request
+// with an error, or with a decision it was not offered ("cancel"), closed
+// the question without an answer: the refusal says the host dismissed it,
+// not that the person declined.
+func TestApprovalDismissedByTheHost(t *testing.T) {
+	for _, answer := range []any{&rpcError{Code: -32800, Message: "dialog closed"}, map[string]string{"decision": "cancel"}} {
+		root := t.TempDir()
+		c := start(t, "ndjson", root, nil, sandboxOff)
+		c.onRequest = func(message) any { return answer }
+		_, rerr := c.call("initialize", map[string]any{"capabilities": map[string]bool{"approval": true}})
+		require.Nil(t, rerr)
+		_, rerr = c.call("exec/run", map[string]any{"command": "touch made"})
+		require.NotNil(t, rerr)
+		assert.Equal(t, -32004, rerr.Code)
+		assert.Contains(t, rerr.Message, "the host dismissed the approval question")
+		assert.NotContains(t, rerr.Message, "declined to run")
+		assert.NoFileExists(t, filepath.Join(root, "made"))
+	}
+}
+
 func TestAlwaysSurvivesRestart(t *testing.T) {
 	root := t.TempDir()
 	var asked atomic.Int32

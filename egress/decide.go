@@ -23,12 +23,12 @@ type question struct {
 	cancel  context.CancelFunc
 }
 
-// judge decides whether the session may reach host. The deny list comes
+// judge decides whether the session may reach host on port. The deny list comes
 // first, then the allow list, loopback and the remembered hosts, then what
 // this session was told, then a question, which ctx withdraws when the
 // client goes away.
 func (l *Listener) judge(ctx context.Context, host string, port int) verdict {
-	if v, ok := l.p.ruled(host); ok {
+	if v, ok := l.p.ruled(host, port); ok {
 		return v
 	}
 	if l.ask == nil {
@@ -42,24 +42,26 @@ func (l *Listener) judge(ctx context.Context, host string, port int) verdict {
 	case <-q.done:
 		return q.v
 	case <-ctx.Done():
-		l.leave(host, q)
+		l.leave(ruleKey(host, port), q)
 		return verdict{why: "the client went away", withdrawn: true}
 	}
 }
 
-// join returns the session's earlier answer about host, or the question
-// to wait for, asking it if nobody has yet.
+// join returns the session's earlier answer about host on port (one for
+// 443 stands for 80 too), or the question to wait for, asking it if
+// nobody has yet.
 func (l *Listener) join(host string, port int) (*question, verdict, bool) {
+	key := ruleKey(host, port)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if v, ok := l.decided[host]; ok {
+	if v, ok := l.decided[key]; ok {
 		return nil, v, true
 	}
-	q := l.asking[host]
+	q := l.asking[key]
 	if q == nil {
 		ctx, cancel := context.WithCancel(l.ctx)
 		q = &question{done: make(chan struct{}), cancel: cancel}
-		l.asking[host] = q
+		l.asking[key] = q
 		r := l.who
 		r.Host, r.Port = host, port
 		l.wg.Go(func() { l.settle(ctx, q, r) })
@@ -70,14 +72,14 @@ func (l *Listener) join(host string, port int) (*question, verdict, bool) {
 
 // leave is a waiting client gone: the last one withdraws the question, and
 // the next attempt asks again.
-func (l *Listener) leave(host string, q *question) {
+func (l *Listener) leave(key string, q *question) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if q.waiters--; q.waiters > 0 {
 		return
 	}
-	if l.asking[host] == q {
-		delete(l.asking, host)
+	if l.asking[key] == q {
+		delete(l.asking, key)
 	}
 	q.cancel()
 }
@@ -86,12 +88,13 @@ func (l *Listener) leave(host string, q *question) {
 func (l *Listener) settle(ctx context.Context, q *question, r Request) {
 	d, err := l.ask.Ask(ctx, r)
 	v := l.verdictOf(ctx, r, d, err)
+	key := ruleKey(r.Host, r.Port)
 	l.mu.Lock()
-	if l.asking[r.Host] == q {
-		delete(l.asking, r.Host)
+	if l.asking[key] == q {
+		delete(l.asking, key)
 	}
 	if !v.withdrawn {
-		l.decided[r.Host] = v
+		l.decided[key] = v
 	}
 	q.v = v
 	l.mu.Unlock()
@@ -109,7 +112,7 @@ func (l *Listener) verdictOf(ctx context.Context, r Request, d Decision, err err
 		l.p.log.Warn("egress: asking failed", "host", r.Host, "port", r.Port, "err", err)
 		return verdict{why: "could not be asked about (" + oneLine(err.Error()) + ")"}
 	case d == Always:
-		l.p.remember(r.Host)
+		l.p.remember(r.Host, r.Port)
 		return verdict{allow: true}
 	case d == Allow:
 		return verdict{allow: true}

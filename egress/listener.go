@@ -30,8 +30,8 @@ type Listener struct {
 
 	mu      sync.Mutex
 	conns   map[net.Conn]bool    // clients and tunnels' far ends, to end at Close
-	decided map[string]verdict   // by host, for the rest of the session
-	asking  map[string]*question // by host, while a person is asked
+	decided map[string]verdict   // by ruleKey (host, and a port but 80 and 443), for the rest of the session
+	asking  map[string]*question // by ruleKey, while a person is asked
 	denied  []Request
 	seen    map[string]bool // host:port already in denied
 }

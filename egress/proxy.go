@@ -62,12 +62,12 @@ var ErrClosed = errors.New("egress proxy closed")
 // Proxy is one helper's egress proxy: the rules, and a listener per
 // session. New opens no socket; each Listen opens one.
 type Proxy struct {
-	allow, deny rules
+	allow, deny portRules
 	opts        Options
 	log         *slog.Logger
 
 	mu        sync.Mutex
-	always    map[string]bool // "always" answers of this helper's life
+	always    map[string]bool // "always" answers of this helper's life, by ruleKey
 	listeners map[*Listener]bool
 	ahead     net.Listener // opened for the next session (see listen)
 	closed    bool
@@ -75,11 +75,11 @@ type Proxy struct {
 
 // New reads the rules. A pattern it cannot read is an error, never skipped.
 func New(o Options) (*Proxy, error) {
-	allow, err := compile(o.Allow)
+	allow, err := compilePorts(o.Allow)
 	if err != nil {
 		return nil, fmt.Errorf("network_allow: %w", err)
 	}
-	deny, err := compile(o.Deny)
+	deny, err := compilePorts(o.Deny)
 	if err != nil {
 		return nil, fmt.Errorf("network_deny: %w", err)
 	}
@@ -114,40 +114,43 @@ func (p *Proxy) Close() {
 	}
 }
 
-// ruled is what the rules alone say of a host: deny, allow, or ask.
-// Loopback is let through: the command reaches it directly anyway.
-func (p *Proxy) ruled(host string) (verdict, bool) {
-	if p.deny.match(host) {
+// ruled is what the rules alone say of a host on a port: deny, allow, or
+// ask. An allowed host is allowed on 80 and 443, or on the port its
+// entry names. Loopback is let through: the command reaches it directly
+// anyway.
+func (p *Proxy) ruled(host string, port int) (verdict, bool) {
+	if p.deny.match(host, port, everyPort) {
 		return verdict{why: "on the network deny list"}, true
 	}
-	if p.allow.match(host) || loopback(host) || p.remembered(host) {
+	if p.allow.match(host, port, webPorts) || loopback(host) || p.remembered(host, port) {
 		return verdict{allow: true}, true
 	}
 	return verdict{}, false
 }
 
-func (p *Proxy) remembered(host string) bool {
+func (p *Proxy) remembered(host string, port int) bool {
 	p.mu.Lock()
-	ok := p.always[host]
+	ok := p.always[ruleKey(host, port)]
 	p.mu.Unlock()
 	if ok || p.opts.Remembered == nil {
 		return ok
 	}
-	r := compileLoose(p.opts.Remembered())
-	return r.match(host)
+	r := compilePortsLoose(p.opts.Remembered())
+	return r.match(host, port, webPorts)
 }
 
 // remember keeps an "always" for this proxy's life and hands it to the
-// caller to persist.
-func (p *Proxy) remember(host string) {
+// caller to persist: the host, with the port where it is not a web port.
+func (p *Proxy) remember(host string, port int) {
+	key := ruleKey(host, port)
 	p.mu.Lock()
-	p.always[host] = true
+	p.always[key] = true
 	p.mu.Unlock()
 	if p.opts.Remember == nil {
 		return
 	}
-	if err := p.opts.Remember(host); err != nil {
-		p.log.Warn("egress: could not remember an always-allowed host", "host", host, "err", err)
+	if err := p.opts.Remember(key); err != nil {
+		p.log.Warn("egress: could not remember an always-allowed host", "host", key, "err", err)
 	}
 }
 

@@ -25,7 +25,7 @@ func TestConnectTunnelsToAllowedHost(t *testing.T) {
 	p := newProxy(t, Options{Allow: []string{"echo.test"}, Dial: hosts(map[string]string{"echo.test": far})})
 	l := listen(t, p, never(t))
 	c := dialListener(t, l)
-	if code, body := c.connect("echo.test:7"); code != 200 {
+	if code, body := c.connect("echo.test:443"); code != 200 {
 		t.Fatalf("CONNECT: %d %q", code, body)
 	}
 	msg := strings.Repeat("through the tunnel ", 10000)
@@ -188,7 +188,7 @@ func TestOneQuestionForManyConnections(t *testing.T) {
 					t.Errorf("status %d, want %d", code, want)
 				}
 			}
-			if code, _ := dialListener(t, l).connect("unknown.test:8443"); code != want {
+			if code, _ := dialListener(t, l).connect("unknown.test:80"); code != want {
 				t.Errorf("a later connection: %d, want %d without a question", code, want)
 			}
 			r, _ := calls.Load("unknown.test")
@@ -359,7 +359,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	var open []*client
 	for range 5 {
 		c := dialListener(t, l)
-		if code, _ := c.connect("echo.test:7"); code != 200 {
+		if code, _ := c.connect("echo.test:443"); code != 200 {
 			t.Fatalf("CONNECT: %d", code)
 		}
 		open = append(open, c)
@@ -402,7 +402,7 @@ func TestManyConcurrentConnections(t *testing.T) {
 	for i := range 100 {
 		wg.Go(func() {
 			if i%2 == 0 {
-				errs <- tunnelEcho(t, l, "echo.test:7")
+				errs <- tunnelEcho(t, l, "echo.test:443")
 				return
 			}
 			resp, err := hc.Get("http://web.test/n")
@@ -486,10 +486,10 @@ func TestTheNextSessionsSocketIsOpenedAhead(t *testing.T) {
 	if next.Addr() != ahead.Addr().String() {
 		t.Fatalf("the next session listens on %s, not on the socket opened ahead %s", next.Addr(), ahead.Addr())
 	}
-	if code, _ := early.connect("echo.test:7"); code != 407 {
+	if code, _ := early.connect("echo.test:443"); code != 407 {
 		t.Errorf("an ended session's credentials: %d, want 407", code)
 	}
-	if code, body := dialListener(t, next).connect("echo.test:7"); code != 200 {
+	if code, body := dialListener(t, next).connect("echo.test:443"); code != 200 {
 		t.Errorf("the next session's own: %d %q", code, body)
 	}
 	next.Close()
@@ -512,4 +512,31 @@ func openedAhead(t *testing.T, p *Proxy) net.Listener {
 		t.Fatal("no socket was opened ahead")
 	}
 	return p.ahead
+}
+
+// An allowed host is reached on 80 and 443 only, unless its entry names
+// a port (or every port): CONNECT github.com:22 is refused without a
+// question where nobody can be asked. A deny entry without a port denies
+// every port.
+func TestAllowedHostsOnWebPortsOnly(t *testing.T) {
+	far := echo(t)
+	names := map[string]string{}
+	for _, h := range []string{"echo.test", "alt.test", "wide.test", "shut.test"} {
+		names[h] = far
+	}
+	p := newProxy(t, Options{Allow: []string{"echo.test", "alt.test:8443", "wide.test:*", "shut.test:*"},
+		Deny: []string{"shut.test"}, Dial: hosts(names)})
+	l := listen(t, p, nil)
+	for target, want := range map[string]int{
+		"echo.test:443": 200, "echo.test:80": 200, "echo.test:22": 403, "echo.test:8443": 403,
+		"alt.test:8443": 200, "alt.test:443": 403, "alt.test:22": 403,
+		"wide.test:22": 200, "wide.test:443": 200, "shut.test:443": 403, "shut.test:22": 403,
+	} {
+		if code, body := dialListener(t, l).connect(target); code != want {
+			t.Errorf("CONNECT %s: %d %q, want %d", target, code, body, want)
+		}
+	}
+	if code, body := dialListener(t, l).connect("echo.test:22"); !strings.Contains(body, "not on the network allow list") {
+		t.Errorf("the refusal of echo.test:22 says %d %q", code, body)
+	}
 }

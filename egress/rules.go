@@ -24,33 +24,14 @@ type rules struct {
 // a host name ("registry.npmjs.org"), a wildcard over its subdomains
 // ("*.example.com": a.example.com and a.b.example.com, not example.com
 // itself), every host ("*"), an IP address (IPv6 with or without brackets)
-// or an address range ("10.0.0.0/8"). Case and a trailing dot do not
-// matter; ports, schemes and paths are not part of a pattern.
+// or an address range ("10.0.0.0/8"), each optionally with a port
+// ("example.com:8443", "[2001:db8::1]:8443") or ":*" for every port. An
+// allow entry without a port allows 80 and 443 only; a deny entry without
+// one denies every port. Case and a trailing dot do not matter; schemes
+// and paths are not part of a pattern.
 func CheckPattern(pattern string) error {
-	var r rules
+	var r portRules
 	return r.add(pattern)
-}
-
-// compile reads every pattern; the first that cannot be read is an error,
-// since a deny rule dropped in silence would widen what gets out.
-func compile(patterns []string) (rules, error) {
-	var r rules
-	for _, p := range patterns {
-		if err := r.add(p); err != nil {
-			return rules{}, err
-		}
-	}
-	return r, nil
-}
-
-// compileLoose reads what it can: for lists that only widen (hosts
-// remembered as always allowed), where a bad entry is skipped.
-func compileLoose(patterns []string) rules {
-	var r rules
-	for _, p := range patterns {
-		_ = r.add(p)
-	}
-	return r
 }
 
 func (r *rules) add(pattern string) error {
@@ -76,7 +57,7 @@ func (r *rules) add(pattern string) error {
 	}
 	h, err := normHost(p)
 	if err != nil {
-		return fmt.Errorf("host pattern %q: %w (write the host alone: example.com, *.example.com, 10.0.0.5)", pattern, err)
+		return fmt.Errorf("host pattern %q: %w (write the host alone, or host:port: example.com, *.example.com, 10.0.0.5, example.com:8443)", pattern, err)
 	}
 	r.put(h)
 	return nil

@@ -41,8 +41,8 @@ func TestPatternsMatch(t *testing.T) {
 		{"*.example.com", "192.0.2.1", false},
 	}
 	for _, c := range cases {
-		r, err := compile([]string{c.pattern})
-		if err != nil {
+		var r rules
+		if err := r.add(c.pattern); err != nil {
 			t.Errorf("%q: %v", c.pattern, err)
 			continue
 		}
@@ -59,7 +59,8 @@ func TestPatternsMatch(t *testing.T) {
 
 func TestPatternsRefused(t *testing.T) {
 	for _, p := range []string{
-		"", " ", "https://example.com", "example.com:443", "example.com/path",
+		"", " ", "https://example.com", "example.com:0", "example.com:65536", "example.com:ssh", "example.com:",
+		"example.com:+443", "example.com:0443", "[2001:db8::1]:x", "example.com/path",
 		"exa mple.com", "a..b", ".example.com", "-bad.example.com", "registry.*.org",
 		"*example.com", "*.", "*.*.example.com", "bücher.de", "*.10.0.0.1",
 		"2130706433", "0x7f.1", "127.1", "192.0.2.0/33", "fe80::1%eth0",
@@ -119,5 +120,18 @@ func TestDefaultAllow(t *testing.T) {
 		if !have[h] {
 			t.Errorf("%s is not on the default allow list", h)
 		}
+	}
+}
+
+// A pattern may name a port, or every port; the proxy's rules read it.
+func TestPatternsWithPorts(t *testing.T) {
+	for _, p := range []string{"example.com:8443", "*.example.com:22", "10.0.0.5:5432", "[2001:db8::1]:8443",
+		"10.0.0.0/8:8080", "example.com:*", "*:*", "2001:db8::1"} {
+		if err := CheckPattern(p); err != nil {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+	if err := CheckPattern("example.com:99999"); err == nil || !strings.Contains(err.Error(), "1 to 65535") {
+		t.Errorf("a port out of range: %v, want an error that says the range", err)
 	}
 }

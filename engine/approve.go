@@ -42,6 +42,10 @@ type ApprovalRequest struct {
 	Host         string
 	Port         int
 	Reasons      []string
+	// Planted names, by their paths in the root, the files that make
+	// another program run code (.vscode/tasks.json, .claude/, .envrc...)
+	// changed since the last question while commands ran confined.
+	Planted []string
 }
 
 // The kinds of approval request.
@@ -192,24 +196,32 @@ func (e *Engine) approveWidening(ctx context.Context, command, dir string, c *co
 }
 
 func (e *Engine) ask(ctx context.Context, a Approver, command string, req ApprovalRequest) error {
+	changed, state := e.planted.since(e.opts.Root)
+	if len(changed) > 0 {
+		req.Planted = changed
+		req.Reasons = append(req.Reasons, Shown(plantedReason(changed)))
+	}
 	d, err := a.Approve(ctx, req)
 	if ctx.Err() != nil {
 		return ErrCancelled // the question is withdrawn with the request
 	}
 	if err != nil {
 		e.log.Info("approval not given", "err", err)
-		refused := notApproved(ErrDeclined.Error(), req.Reasons)
+		refused := notApproved(ErrDismissed.Error(), req.Reasons)
 		refused.Err = err
 		return refused
 	}
+	e.planted.answered(state) // a person saw them
 	switch d {
 	case Allow:
 		return nil
 	case Always:
 		e.remember(command)
 		return nil
+	case Deny:
+		return notApproved(ErrDeclined.Error(), req.Reasons)
 	}
-	return notApproved(ErrDeclined.Error(), req.Reasons)
+	return notApproved(ErrDismissed.Error(), req.Reasons)
 }
 
 // remember adds an "always" answer to the persisted allow list.

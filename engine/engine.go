@@ -82,6 +82,8 @@ type Engine struct {
 	mgr  *session.Manager
 	env  envCache
 
+	planted planted
+
 	mu   sync.Mutex
 	host Host
 	sink Sink

@@ -93,6 +93,13 @@ var ErrCancelled = errors.New("request cancelled by the host")
 // ErrDeclined is the message of a command the person declined.
 var ErrDeclined = errors.New("user declined to run this command")
 
+// ErrDismissed is the message of a command whose approval question the
+// host closed without an answer: an error for an answer, a decision it
+// does not know (MCP's elicitation "cancel", which some hosts send for
+// every question they cannot show). Nobody declined it: the model should
+// not take it for the person's refusal.
+var ErrDismissed = errors.New("the host dismissed the approval question without an answer (no person declined it); the command did not run")
+
 func blocked(reasons []string) *RefusedError {
 	return &RefusedError{Blocked: true, Msg: "blocked by policy: " + first(reasons), Reasons: nonNil(reasons)}
 }

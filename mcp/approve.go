@@ -24,9 +24,10 @@ var (
 	// errAsk stops a call whose command needs an approval not yet given:
 	// the call answers with the question, and the client calls again.
 	errAsk = errors.New("approval needed: asked the client")
-	// errDismissed is an approval question the person closed without
-	// answering (elicitation's "cancel"), told apart from a "decline".
-	errDismissed = errors.New("the person dismissed the approval question without answering")
+	// errDismissed is an approval question the client closed without
+	// an answer (elicitation's "cancel", which some clients send for
+	// every question), told apart from a "decline".
+	errDismissed = engine.ErrDismissed
 )
 
 // asker asks the person behind the client whether a command may run:

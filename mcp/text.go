@@ -157,9 +157,6 @@ func refusal(err error) string {
 		return "error: " + err.Error()
 	}
 	text := "refused: " + re.Msg
-	if errors.Is(re.Err, errDismissed) {
-		text = "refused: " + errDismissed.Error() + "; the command did not run"
-	}
 	for _, r := range re.Reasons {
 		text += "\n- " + r
 	}

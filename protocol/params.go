@@ -88,6 +88,7 @@ type ApprovalParams struct {
 	Host         string   `json:"host,omitempty"`
 	Port         int      `json:"port,omitempty"`
 	Reasons      []string `json:"reasons"`
+	Planted      []string `json:"planted,omitempty"`
 }
 
 // ApprovalResult is the host's answer: "allow", "deny" or "always".

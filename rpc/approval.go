@@ -15,7 +15,7 @@ type approver struct{ s *Server }
 func (a approver) Approve(ctx context.Context, req engine.ApprovalRequest) (engine.Decision, error) {
 	var answer protocol.ApprovalResult
 	params := protocol.ApprovalParams{Kind: req.Kind, Command: req.Command, ExactCommand: req.ExactCommand,
-		Cwd: req.Cwd, Host: req.Host, Port: req.Port, Reasons: req.Reasons}
+		Cwd: req.Cwd, Host: req.Host, Port: req.Port, Reasons: req.Reasons, Planted: req.Planted}
 	// No lifetime cap while a person decides; the host going away, or its
 	// input ending, counts as deny.
 	var id wire.ID

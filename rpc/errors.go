@@ -42,14 +42,16 @@ func wireError(err error) *wire.Error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &re):
+		// Before the wire error: a refusal may wrap the host's own error
+		// answer to approval/request, which is not this call's error.
+		return refusedError(re)
 	case errors.As(err, &we):
 		return we
 	case errors.As(err, &pe):
 		return &wire.Error{Code: wire.CodeInvalidParams, Message: "invalid params: " + pe.Render(fieldName)}
 	case errors.Is(err, engine.ErrCancelled):
 		return &wire.Error{Code: protocol.CodeCancelled, Message: err.Error()}
-	case errors.As(err, &re):
-		return refusedError(re)
 	case errors.As(err, &se):
 		e := &wire.Error{Code: CodeSandboxRequired, Message: engine.ErrSandboxRequired.Error()}
 		e.SetData(protocol.SandboxRequiredData{Reason: se.Reason})

@@ -186,18 +186,23 @@ func Caches(home string, getenv func(string) string) []string {
 }
 
 // ProtectedPaths stay read-only even inside writable places: the
-// project's .termhelper.toml, the user's shell start-up files, and what
+// project's .termhelper.toml and the files that make another program run
+// code (ProjectRunners), the user's shell start-up files, and what
 // in the repository would run a program at the user's next git command
 // (gitProtected). A folder ends with a slash: the trampoline makes it
 // when it is missing, so that nothing can be planted there.
 func ProtectedPaths(root, home string, getenv func(string) string) []string {
-	return protectedPaths(root, home, getenv, nil)
+	return protectedPaths(root, home, getenv, nil).protect
 }
 
-func protectedPaths(root, home string, getenv func(string) string, r *reads) []string {
-	out := []string{filepath.Join(root, ".termhelper.toml")}
-	out = append(out, gitProtected(root, home, r)...)
-	return append(out, resolve(shellStartup, home, getenv)...)
+func protectedPaths(root, home string, getenv func(string) string, r *reads) guarded {
+	g := guarded{protect: []string{filepath.Join(root, ".termhelper.toml")}}
+	g.add(ProjectRunners(root)...)
+	git := gitProtected(root, home, r)
+	g.add(git.protect...)
+	g.neutral = git.neutral
+	g.add(resolve(shellStartup, home, getenv)...)
+	return g
 }
 
 // GitDirs are the git folders of the repository at root that lie outside
@@ -242,7 +247,8 @@ func Defaults(root, home string, getenv func(string) string) Plan {
 }
 
 func defaults(root, home string, getenv func(string) string, r *reads) Plan {
-	p := Plan{Root: root, Protect: protectedPaths(root, home, getenv, r)}
+	g := protectedPaths(root, home, getenv, r)
+	p := Plan{Root: root, Protect: g.protect, Neutral: g.neutral}
 	for _, c := range Caches(home, getenv) {
 		if makeCache(c, r) {
 			p.Writable = append(p.Writable, c)

@@ -8,50 +8,118 @@ import (
 	"strings"
 )
 
-// gitProtected are the paths of the repository at root whose change would
-// run a program at the user's next git command: its hooks, wherever
-// core.hooksPath puts them (husky puts them in the project), its config
-// (core.fsmonitor, aliases, the hooks path itself), and the same for each
-// submodule's git folder. A repository whose .git is a file (a worktree,
-// a submodule) has them where the file points, and the file itself is
-// protected so that it cannot be pointed elsewhere.
-func gitProtected(root, home string, r *reads) []string {
-	gitDir, common := gitDirs(root, r)
-	var out []string
-	if gitDir != filepath.Join(root, ".git") {
-		out = append(out, filepath.Join(root, ".git"))
+// guarded are protected paths, and which of them are made neutral.
+type guarded struct{ protect, neutral []string }
+
+func (g *guarded) add(paths ...string) { g.protect = append(g.protect, paths...) }
+
+// keepNeutral protects files git finds by their being there, which most
+// repositories lack: where one is missing, the trampoline makes it with
+// content that changes nothing for git (neutralContent), so that it can
+// be bound read-only like the rest and nothing can be planted there.
+func (g *guarded) keepNeutral(paths ...string) {
+	g.add(paths...)
+	g.neutral = append(g.neutral, paths...)
+}
+
+// neutralContent is what a neutral file holds: a commondir names its own
+// folder (git dies on an empty one); a config or alternates file is
+// empty.
+func neutralContent(path string) string {
+	if filepath.Base(path) == "commondir" {
+		return ".\n"
 	}
-	out = append(out, hooksAndConfig(common)...)
+	return ""
+}
+
+// gitProtected are the paths of the repository at root whose change would
+// run a program at the user's next git command, or lead git to config,
+// hooks or objects elsewhere: its hooks, wherever core.hooksPath puts
+// them (husky puts them in the project), its config (core.fsmonitor,
+// aliases, the hooks path itself), what moves them (commondir,
+// config.worktree, objects/info/alternates, info/), the same for each
+// linked worktree's and submodule's git folder (their commondir and
+// gitdir files too), and each submodule's .git file. A repository whose
+// .git is a file (a worktree, a submodule) has them where the file
+// points, and the file itself is protected so that it cannot be pointed
+// elsewhere.
+func gitProtected(root, home string, r *reads) guarded {
+	gitDir, common := gitDirs(root, r)
+	var g guarded
+	if gitDir != filepath.Join(root, ".git") {
+		g.add(filepath.Join(root, ".git"))
+	}
+	g.gitFolder(common)
 	if gitDir != common {
-		out = append(out, filepath.Join(gitDir, "config.worktree"))
+		g.worktreeFolder(gitDir)
 	}
 	if hp := hooksPath(filepath.Join(common, "config"), r); hp != "" {
-		out = append(out, expandHooksPath(hp, root, home)+"/")
+		g.add(expandHooksPath(hp, root, home) + "/")
 	}
-	return append(out, submodules(common, r)...)
+	g.worktrees(common, gitDir, r)
+	g.submodules(common, root, r)
+	return g
 }
 
-func hooksAndConfig(gitDir string) []string {
-	return []string{filepath.Join(gitDir, "hooks") + "/", filepath.Join(gitDir, "config")}
+// gitFolder guards what a git folder holds that git follows elsewhere or
+// runs: hooks, config, info/ (attributes and excludes), and the files
+// that move the config and the objects, which most repositories lack.
+func (g *guarded) gitFolder(dir string) {
+	g.add(filepath.Join(dir, "hooks")+"/", filepath.Join(dir, "config"), filepath.Join(dir, "info")+"/")
+	g.keepNeutral(filepath.Join(dir, "commondir"), filepath.Join(dir, "config.worktree"),
+		filepath.Join(dir, "objects", "info", "alternates"))
 }
 
-// submodules are the hooks and config of every submodule's git folder
-// under .git/modules (nested ones too): a folder with a HEAD is one.
-func submodules(common string, r *reads) []string {
-	var out []string
+// worktreeFolder guards a linked worktree's own git folder: what names
+// its common folder and its work tree, and its own config.
+func (g *guarded) worktreeFolder(dir string) {
+	g.add(filepath.Join(dir, "gitdir"))
+	g.keepNeutral(filepath.Join(dir, "commondir"), filepath.Join(dir, "config.worktree"))
+}
+
+// worktrees guards the git folder of every linked worktree: git in each
+// worktree reads them, wherever the worktree lies.
+func (g *guarded) worktrees(common, gitDir string, r *reads) {
+	dir := filepath.Join(common, "worktrees")
+	r.walkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || path == dir:
+			return nil
+		case d.IsDir() && path != gitDir:
+			g.worktreeFolder(path)
+		}
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
+}
+
+// submodules guards every submodule's git folder under .git/modules
+// (nested ones too; a folder with a HEAD is one), and the .git file in
+// its work tree, inside root, that points git there.
+func (g *guarded) submodules(common, root string, r *reads) {
 	r.walkDir(filepath.Join(common, "modules"), func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return nil
-		case d.IsDir() && (d.Name() == "objects" || d.Name() == "refs" || d.Name() == "logs" || d.Name() == "hooks"):
+		case d.IsDir() && skipInModules[d.Name()]:
 			return fs.SkipDir
 		case d.Name() == "HEAD" && !d.IsDir():
-			out = append(out, hooksAndConfig(filepath.Dir(path))...)
+			dir := filepath.Dir(path)
+			g.gitFolder(dir)
+			if wt := coreValue(filepath.Join(dir, "config"), "worktree", r); wt != "" {
+				if dotGit := filepath.Join(absFrom(dir, wt), ".git"); isUnder(dotGit, root) {
+					g.add(dotGit)
+				}
+			}
 		}
 		return nil
 	})
-	return out
 }
+
+// skipInModules are the folders of a git folder that hold no submodule.
+var skipInModules = map[string]bool{"objects": true, "refs": true, "logs": true, "hooks": true, "info": true, "worktrees": true}
 
 // hooksPath reads core.hooksPath from a git config file, or "".
 func hooksPath(config string, r *reads) string { return coreValue(config, "hooksPath", r) }

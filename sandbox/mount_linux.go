@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -107,6 +108,9 @@ func mountPlan(p Plan, writable []string) error {
 	}
 	pinned := map[string]bool{}
 	for _, path := range p.Protect {
+		if err := makeNeutral(path, p.Neutral, writable); err != nil {
+			return err
+		}
 		if err := protect(path, writable, pinned); err != nil {
 			return err
 		}
@@ -142,11 +146,43 @@ func protect(path string, writable []string, pinned map[string]bool) error {
 	return bindReadOnly(real, real)
 }
 
-// pinAbove pins every folder between path and the writable place that
-// holds it: a folder holding a mount point can still be renamed, and the
-// protected or hidden path moved aside with it for a fresh copy.
+// makeNeutral makes a file of neutral that is missing in a writable
+// place, in a folder that is there (a root without .git gets none), with
+// the content that changes nothing for git, so that protect binds it
+// read-only and nothing can be planted there. The file stays when the
+// command ends: git replaces it as it would create it.
+func makeNeutral(path string, neutral, writable []string) error {
+	if !slices.Contains(neutral, path) {
+		return nil
+	}
+	dir, err := realPath(filepath.Dir(path))
+	if err != nil || within(dir, writable) == "" {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(path)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o644)
+	switch {
+	case errors.Is(err, fs.ErrExist), errors.Is(err, unix.ELOOP):
+		return nil // there already (a link too: protect binds what it reaches)
+	case errors.Is(err, unix.ENOTDIR), errors.Is(err, fs.ErrPermission), errors.Is(err, unix.EROFS):
+		return nil // no folder to hold it, or one the command cannot write either
+	}
+	if err != nil {
+		return fmt.Errorf("making %s: %w", path, err)
+	}
+	_, err = f.WriteString(neutralContent(path))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// pinAbove pins every folder between path and the outermost writable
+// place that holds it (a writable place inside another, such as a
+// worktree's git folder inside the main one, is pinned too): a folder
+// holding a mount point can still be renamed, and the protected or
+// hidden path moved aside with it for a fresh copy.
 func pinAbove(path string, writable []string, pinned map[string]bool) error {
-	place := within(path, writable)
+	place := outermost(path, writable)
 	if place == "" {
 		return nil
 	}
@@ -159,6 +195,19 @@ func pinAbove(path string, writable []string, pinned map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// outermost is the writable place holding path that no other holds, or "".
+func outermost(path string, writable []string) string {
+	place := within(path, writable)
+	for place != "" {
+		outer := within(filepath.Dir(place), writable)
+		if outer == "" || place == "/" {
+			return place
+		}
+		place = outer
+	}
+	return ""
 }
 
 // hideReal hides the real place behind path, pinning the folders above

@@ -225,5 +225,6 @@ func keepMade(root, home string, r *reads, p Plan) {
 // clone is p with lists of its own.
 func (p Plan) clone() Plan {
 	p.Writable, p.Protect, p.Hide = slices.Clone(p.Writable), slices.Clone(p.Protect), slices.Clone(p.Hide)
+	p.Neutral = slices.Clone(p.Neutral)
 	return p
 }

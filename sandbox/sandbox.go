@@ -138,6 +138,7 @@ type Plan struct {
 	TempDir  string   // always writable
 	Writable []string // caches, the trash folder, config `writable`
 	Protect  []string // read-only even inside writable places
+	Neutral  []string // of Protect: files made, where missing, with what changes nothing (git's commondir)
 	Hide     []string // secret places: empty or absent inside
 
 	// Log receives what the network supervisor has to say; nil discards.
@@ -147,7 +148,8 @@ type Plan struct {
 // Same reports whether p and o confine alike (the logger aside).
 func (p Plan) Same(o Plan) bool {
 	return p.Mode == o.Mode && p.Network == o.Network && p.Root == o.Root && p.TempDir == o.TempDir &&
-		slices.Equal(p.Writable, o.Writable) && slices.Equal(p.Protect, o.Protect) && slices.Equal(p.Hide, o.Hide)
+		slices.Equal(p.Writable, o.Writable) && slices.Equal(p.Protect, o.Protect) && slices.Equal(p.Neutral, o.Neutral) &&
+		slices.Equal(p.Hide, o.Hide)
 }
 
 // Denial is something the sandbox stopped that can be named.

@@ -1,0 +1,41 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A submodule's .git file in the work tree and what its git folder reads
+// to find its config (commondir, config, alternates) cannot be pointed
+// elsewhere by a confined command, where a mount namespace holds them;
+// the neutral files made for it change nothing git reads.
+func TestASubmodulesPointersStay(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		if v.force == "none" {
+			t.Skip("without a mount namespace the policy alone guards what is inside the root")
+		}
+		w := newWorld(t)
+		mod := filepath.Join(w.root, ".git", "modules", "lib")
+		mkdir(t, filepath.Join(mod, "objects", "info"))
+		mkdir(t, filepath.Join(w.root, "lib"))
+		write(t, filepath.Join(mod, "HEAD"), "ref: refs/heads/main\n")
+		write(t, filepath.Join(mod, "config"), "[core]\n\tworktree = ../../../lib\n")
+		dotGit := filepath.Join(w.root, "lib", ".git")
+		write(t, dotGit, "gitdir: ../.git/modules/lib\n")
+		p := w.plan(WorkspaceWrite)
+		r := run(t, p, w.env("MOD="+mod, "DOTGIT="+dotGit, "OUT="+w.outside), `
+echo "gitdir: $OUT" > "$DOTGIT"; rm -f "$DOTGIT"; echo "gitdir: $OUT" > "$DOTGIT"
+echo "$OUT" > "$MOD/commondir"; rm -f "$MOD/commondir"; ln -s "$OUT/c" "$MOD/commondir"
+echo "$OUT" > "$MOD/objects/info/alternates"; mv "$MOD/objects/info" "$MOD/objects/aside"
+echo "[core] fsmonitor = evil" >> "$MOD/config"; echo ran`)
+		for path, want := range map[string]string{
+			dotGit: "gitdir: ../.git/modules/lib\n", filepath.Join(mod, "config"): "[core]\n\tworktree = ../../../lib\n",
+			filepath.Join(mod, "commondir"): ".\n", filepath.Join(mod, "objects", "info", "alternates"): "",
+		} {
+			if got, err := os.ReadFile(path); err != nil || string(got) != want {
+				t.Errorf("%s: %q %v, want %q (%s)", path, got, err, want, r.out)
+			}
+		}
+	})
+}
