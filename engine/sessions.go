@@ -56,6 +56,9 @@ type ReadParams struct {
 	YieldMs   *int64 // long-poll; absent: a plain poll
 	Until     string // "", "exit", "stable"
 	StableMs  *int64 // until "stable": how long unchanged (1000)
+	// Cursor, if set, reads the output from this position on instead of
+	// the news since the last answer, consuming nothing.
+	Cursor *int64
 }
 
 // defaultStable is how long the screen must stay unchanged for until
@@ -78,9 +81,12 @@ func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error)
 	if err != nil {
 		return session.Result{}, err
 	}
+	if err := checkCursor(sess, p.Cursor); err != nil {
+		return session.Result{}, err
+	}
 	// Until stable, a prompt does not end the wait either: a full-screen
 	// program always waits for keys.
-	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until != "", Done: ctx.Done()}
+	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until != "", Done: ctx.Done(), Cursor: p.Cursor}
 	if p.Until == "stable" {
 		o.Stable = defaultStable
 		if p.StableMs != nil {
@@ -94,6 +100,20 @@ func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error)
 		o.Now = true // a plain poll
 	}
 	return waited(ctx, sess.Answer(o))
+}
+
+// checkCursor refuses a cursor no answer can have given: negative, or past
+// the session's output.
+func checkCursor(sess *session.Session, cursor *int64) error {
+	switch {
+	case cursor == nil:
+		return nil
+	case *cursor < 0:
+		return errParams("field %q must not be negative", FieldCursor)
+	case *cursor > sess.Cursor():
+		return errParams("field %q is past the session's output, which ends at %d", FieldCursor, sess.Cursor())
+	}
+	return nil
 }
 
 // KillParams end a session's tree (session/kill).

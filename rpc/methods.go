@@ -101,7 +101,8 @@ func (s *Server) sessionRead(ctx context.Context, raw *json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.eng.Read(ctx, engine.ReadParams{SessionID: id, YieldMs: p.YieldMs, Until: p.Until, StableMs: p.StableMs})
+	r, err := s.eng.Read(ctx, engine.ReadParams{SessionID: id, YieldMs: p.YieldMs, Until: p.Until, StableMs: p.StableMs,
+		Cursor: p.Cursor})
 	return answer(r, err)
 }
 
