@@ -28,6 +28,7 @@ type Args struct {
 	Input        *string            `json:"input,omitempty" jsonschema:"With session_id: text to type into the session (\"\\n\" ends a line). \"\" only polls."`
 	Secret       bool               `json:"secret,omitempty" jsonschema:"With input: the input is a password or token the user gave. It is never shown back."`
 	Until        string             `json:"until,omitempty" jsonschema:"With session_id: \"exit\" waits for the command to end; \"stable\" waits until the screen stops changing."`
+	Cursor       *int64             `json:"cursor,omitempty" jsonschema:"With session_id and input \"\" (or until): read the output from this position, the cursor of an earlier result, instead of what is new since the last result. Nothing is used up: the same cursor gives the same text again."`
 	StableMs     *int64             `json:"stable_ms,omitempty" jsonschema:"With until \"stable\": how long the screen must stay unchanged. Default 1000."`
 	Kill         bool               `json:"kill,omitempty" jsonschema:"With session_id: end the command's whole process tree."`
 	Signal       string             `json:"signal,omitempty" jsonschema:"With kill: the first signal sent; SIGKILL follows after 2 s."`
@@ -71,7 +72,7 @@ func inputSchema() *jsonschema.Schema {
 	s.Properties["until"].Enum = []any{"exit", "stable"}
 	s.Properties["sandbox"].Enum = []any{"workspace-write", "read-only", "off"}
 	s.Properties["signal"].Enum = []any{"SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"}
-	for _, n := range []string{"timeout_ms", "yield_ms", "stable_ms"} {
+	for _, n := range []string{"timeout_ms", "yield_ms", "stable_ms", "cursor"} {
 		s.Properties[n].Minimum = ptr(0.0)
 	}
 	s.Properties["ready_port"].Minimum, s.Properties["ready_port"].Maximum = ptr(1.0), ptr(65535.0)
@@ -109,7 +110,9 @@ func outputSchema() *jsonschema.Schema {
 		"prompt": {Type: "object", Properties: map[string]*jsonschema.Schema{"text": typ("string"), "secret": typ("boolean")}},
 		"ready":  typ("boolean"), "ports": array("integer"), "sessions": array("object"), "screen": typ("boolean"),
 		"cols": typ("integer"), "rows": typ("integer"), "lines": array("string"),
-		"cursor": typ("object"), "altScreen": typ("boolean"),
+		"cursor": {AnyOf: []*jsonschema.Schema{typ("integer"), typ("object")},
+			Description: "An answer's position after its output in the session's history (read on from it with cursor); a screen's cursor {row, col}."},
+		"skipped": typ("integer"), "more": typ("boolean"), "altScreen": typ("boolean"),
 		"notices": {Type: "array", Items: typ("string"),
 			Description: "Sessions that ended since the last result without being polled; how commands are confined, where it falls short of what was asked."},
 		"sandbox": {Type: "object", Description: "What the sandbox stopped the command doing.",
