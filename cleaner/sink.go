@@ -104,6 +104,15 @@ func (c *Cleaner) openSpill() {
 	}
 }
 
+// Spill opens the spill now, if nothing has opened it yet, as a cut
+// would: from now on the full text is on disk. It may be called from
+// OnEmit.
+func (c *Cleaner) Spill() {
+	if !c.sink.tried {
+		c.openSpill()
+	}
+}
+
 // SpillPath is where the full text goes, once it is spilled ("" before).
 func (c *Cleaner) SpillPath() string { return c.sink.path }
 

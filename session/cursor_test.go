@@ -124,3 +124,27 @@ func TestCursorStaysWithAKill(t *testing.T) {
 		t.Fatalf("kill's cursor %d, list's %d, read's %d", k.Cursor, s.Info().Cursor, r.Cursor)
 	}
 }
+
+// TestHistoryDropOpensTheSpill: output that was never cut (a short
+// stream, each window under the cap) still goes to the spill file once
+// the history lets its first line go.
+func TestHistoryDropOpensTheSpill(t *testing.T) {
+	m := NewManager(Config{History: 1024}, &recorder{})
+	defer m.Close()
+	sp := spec("seq 1 1200")
+	sp.PTY = false
+	s, err := m.Start(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+	zero := int64(0)
+	r := answerWithin(t, s, AnswerOpts{Cursor: &zero, Now: true})
+	if r.Skipped == 0 || r.FullOutputPath == "" {
+		t.Fatalf("skipped %d, spill file %q", r.Skipped, r.FullOutputPath)
+	}
+	full, err := os.ReadFile(r.FullOutputPath)
+	if err != nil || !strings.HasPrefix(string(full), "1\n2\n") || !strings.HasSuffix(string(full), "\n1200\n") {
+		t.Fatalf("the spill file (%v): %d bytes", err, len(full))
+	}
+}

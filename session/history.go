@@ -19,12 +19,13 @@ const historyKeep = 1 << 20
 // however much is dropped. It bounds what it keeps to the last keep bytes
 // or a little more (whole lines).
 type history struct {
-	keep  int
-	lines []histEntry // lines[first:] are kept
-	first int
-	bytes int   // bytes of the kept lines
-	start int64 // the cursor of lines[first]
-	end   int64 // the cursor after the last line
+	keep    int
+	dropped func()      // called before the first line is dropped
+	lines   []histEntry // lines[first:] are kept
+	first   int
+	bytes   int   // bytes of the kept lines
+	start   int64 // the cursor of lines[first]
+	end     int64 // the cursor after the last line
 }
 
 type histEntry struct {
@@ -52,6 +53,9 @@ func (h *history) add(line string, stderr bool) {
 
 // drop lets the oldest kept line go.
 func (h *history) drop() {
+	if h.start == 0 && h.dropped != nil {
+		h.dropped()
+	}
 	e := h.lines[h.first]
 	h.lines[h.first] = histEntry{}
 	h.first++

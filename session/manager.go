@@ -195,6 +195,7 @@ func (s *Session) setUp() {
 		opts.OnCommit = s.committedLine
 	}
 	s.hist = newHistory(s.m.cfg.History)
+	s.hist.dropped = s.spillAll
 	opts.SpillLong = true // what the history lets go is in the spill file
 	opts.OnEmit = func(line string) { s.hist.add(line, false) }
 	s.out = newStream("output", prefix+"-output", opts, s.secrets)

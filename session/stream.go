@@ -105,6 +105,16 @@ func (s *Session) endStreamsLocked() {
 	}
 }
 
+// spillAll opens the streams' spill files before the history lets its
+// first line go, so that the spill files hold everything it no longer
+// does. It runs within the cleaner's OnEmit, under the session's lock.
+func (s *Session) spillAll() {
+	s.out.clean.Spill()
+	if s.errOut != nil {
+		s.errOut.clean.Spill()
+	}
+}
+
 // publishLocked puts the lines the terminal shows now into the history,
 // unless it shows a page (a page is not lines: session/screen shows it).
 func (s *Session) publishLocked() {
