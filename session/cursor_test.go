@@ -91,7 +91,7 @@ func TestCursorBeforeKeptHistory(t *testing.T) {
 	if r.Skipped == 0 || !r.Truncated || r.Cursor <= r.Skipped {
 		t.Fatalf("skipped %d, truncated %v, cursor %d", r.Skipped, r.Truncated, r.Cursor)
 	}
-	if !strings.HasSuffix(r.Output, "\n30000\n") || len(r.Output) > 4096+8 {
+	if !strings.HasSuffix(r.Output, "\n30000\n") || len(r.Output) > 4096+blockSize {
 		t.Fatalf("read %d bytes ending %q", len(r.Output), r.Output[max(0, len(r.Output)-20):])
 	}
 	full, err := os.ReadFile(r.FullOutputPath)
@@ -131,7 +131,7 @@ func TestCursorStaysWithAKill(t *testing.T) {
 func TestHistoryDropOpensTheSpill(t *testing.T) {
 	m := NewManager(Config{History: 1024}, &recorder{})
 	defer m.Close()
-	sp := spec("seq 1 1200")
+	sp := spec("seq 1 2500")
 	sp.PTY = false
 	s, err := m.Start(sp)
 	if err != nil {
@@ -144,7 +144,7 @@ func TestHistoryDropOpensTheSpill(t *testing.T) {
 		t.Fatalf("skipped %d, spill file %q", r.Skipped, r.FullOutputPath)
 	}
 	full, err := os.ReadFile(r.FullOutputPath)
-	if err != nil || !strings.HasPrefix(string(full), "1\n2\n") || !strings.HasSuffix(string(full), "\n1200\n") {
+	if err != nil || !strings.HasPrefix(string(full), "1\n2\n") || !strings.HasSuffix(string(full), "\n2500\n") {
 		t.Fatalf("the spill file (%v): %d bytes", err, len(full))
 	}
 }

@@ -2,8 +2,11 @@ package session
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/termhelper/termhelper/cleaner"
 )
 
 // TestHistoryCursorsCountEveryByte: the cursor after a read is where the
@@ -46,25 +49,31 @@ func TestHistoryCursorsCountEveryByte(t *testing.T) {
 }
 
 // TestHistoryIsBoundedAndSaysWhatItDropped: past its bound the history
-// drops whole lines from the front; a cursor before what is kept reads
-// from the oldest kept line and says how many bytes it skipped.
+// drops whole blocks of lines from the front; a cursor before what is
+// kept reads from the oldest kept line and says how many bytes it
+// skipped.
 func TestHistoryIsBoundedAndSaysWhatItDropped(t *testing.T) {
-	h := newHistory(100)
-	for i := range 100 {
-		h.add(fmt.Sprintf("%04d", i), false) // 5 bytes a line
+	h := newHistory(10000)
+	dropped := 0
+	h.dropped = func() { dropped++ }
+	for i := range 20000 {
+		h.add(fmt.Sprintf("%04d", i%10000), false) // 5 bytes a line
 	}
-	if h.bytes < 100 || h.bytes > 105 {
-		t.Fatalf("kept %d bytes, want the last 100 at least and one line more at most", h.bytes)
+	if h.bytes < 10000 || h.bytes > 10000+blockSize {
+		t.Fatalf("kept %d bytes, want the last 10000 at least and a block more at most", h.bytes)
 	}
-	if len(h.lines)-h.first != h.bytes/5 {
-		t.Fatalf("%d lines kept for %d bytes", len(h.lines)-h.first, h.bytes)
+	if dropped != 1 {
+		t.Fatalf("told of the first drop %d times", dropped)
 	}
-	sp := h.read(0, 16000)
-	if sp.skipped != h.start || h.start != 500-int64(h.bytes) {
-		t.Fatalf("skipped %d, start %d", sp.skipped, h.start)
+	if len(h.blocks) > 64+2*(10000+blockSize)/blockSize {
+		t.Fatalf("%d blocks held for %d bytes kept", len(h.blocks), h.bytes)
 	}
-	if !strings.HasPrefix(sp.output.String(), fmt.Sprintf("%04d\n", h.start/5)) || !strings.HasSuffix(sp.output.String(), "0099\n") {
-		t.Fatalf("read %q", sp.output.String())
+	sp := h.read(0, 1<<20)
+	if sp.skipped != h.start || h.start != 100000-int64(h.bytes) || sp.more {
+		t.Fatalf("skipped %d, start %d, more %v", sp.skipped, h.start, sp.more)
+	}
+	if !strings.HasPrefix(sp.output.String(), fmt.Sprintf("%04d\n", h.start/5%10000)) || !strings.HasSuffix(sp.output.String(), "9999\n") {
+		t.Fatalf("read %.20q ... %q", sp.output.String(), sp.output.String()[sp.output.Len()-10:])
 	}
 	if end := h.read(h.end, 100); end.output.Len() != 0 || end.more || end.next != h.end {
 		t.Fatalf("a read at the end: %+v", end)
@@ -96,4 +105,35 @@ func TestHistoryCursorInsideALine(t *testing.T) {
 	if got := h.read(2, 100).output.String(); got != "llo\n" {
 		t.Fatalf("from inside é: %q", got)
 	}
+}
+
+// BenchmarkHistory is the cost of the history on the output path: a log
+// cleaned on a terminal, taken as answers every 32 KiB would, without and
+// with every emitted line kept.
+func BenchmarkHistory(b *testing.B) {
+	var log strings.Builder
+	for i := 0; log.Len() < 8<<20; i++ {
+		fmt.Fprintf(&log, "2024-05-01T12:00:00Z INFO worker-%d processed request id=%d path=/api/v1/items/%d status=200\r\n", i%8, i, i*7)
+	}
+	data := []byte(log.String())
+	run := func(b *testing.B, keep bool) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			opts := cleaner.Options{Cols: 160, Rows: 48, Spill: func() (io.Writer, string, error) { return io.Discard, "/dev/null", nil }}
+			if keep {
+				h := newHistory(historyKeep)
+				opts.OnEmit = func(line string) { h.add(line, false) }
+				opts.SpillLong = true
+			}
+			c := cleaner.New(opts)
+			for p := data; len(p) > 0; p = p[min(32<<10, len(p)):] {
+				c.Write(p[:min(32<<10, len(p))])
+				c.Take(false)
+			}
+			c.Take(true)
+		}
+	}
+	b.Run("without", func(b *testing.B) { run(b, false) })
+	b.Run("with", func(b *testing.B) { run(b, true) })
 }
