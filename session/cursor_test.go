@@ -73,34 +73,48 @@ func TestCursorReadsGiveEveryLineOnce(t *testing.T) {
 	}
 }
 
-// TestCursorBeforeKeptHistory: a cursor older than what is kept reads
-// from the oldest line kept, says how much it skipped, and names the
-// spill file that holds it all.
-func TestCursorBeforeKeptHistory(t *testing.T) {
-	m := NewManager(Config{History: 4096}, &recorder{})
-	defer m.Close()
-	sp := spec("seq 1 30000")
+// seqFromZero runs seq 1 n through pipes with a history that keeps at
+// least keep bytes, and reads the finished session from cursor 0.
+func seqFromZero(t *testing.T, keep, n int) Result {
+	t.Helper()
+	m := NewManager(Config{History: keep}, &recorder{})
+	t.Cleanup(m.Close)
+	sp := spec(fmt.Sprintf("seq 1 %d", n))
 	sp.PTY = false
 	s, err := m.Start(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-s.done
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("seq did not end within 30s")
+	}
 	zero := int64(0)
-	r := answerWithin(t, s, AnswerOpts{Cursor: &zero, Now: true})
+	return answerWithin(t, s, AnswerOpts{Cursor: &zero, Now: true})
+}
+
+// holdsSeq checks that the spill file holds seq 1 n whole.
+func holdsSeq(t *testing.T, path string, n int) {
+	t.Helper()
+	full, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(full), "1\n2\n3\n") || !strings.HasSuffix(string(full), fmt.Sprintf("\n%d\n", n)) {
+		t.Fatalf("the spill file %q (%v) does not hold the whole output (%d bytes)", path, err, len(full))
+	}
+}
+
+// TestCursorBeforeKeptHistory: a cursor older than what is kept reads
+// from the oldest line kept, says how much it skipped, and names the
+// spill file that holds it all.
+func TestCursorBeforeKeptHistory(t *testing.T) {
+	r := seqFromZero(t, 4096, 30000)
 	if r.Skipped == 0 || !r.Truncated || r.Cursor <= r.Skipped {
 		t.Fatalf("skipped %d, truncated %v, cursor %d", r.Skipped, r.Truncated, r.Cursor)
 	}
 	if !strings.HasSuffix(r.Output, "\n30000\n") || len(r.Output) > 4096+blockSize {
 		t.Fatalf("read %d bytes ending %q", len(r.Output), r.Output[max(0, len(r.Output)-20):])
 	}
-	full, err := os.ReadFile(r.FullOutputPath)
-	if err != nil {
-		t.Fatalf("the spill file: %v", err)
-	}
-	if !strings.HasPrefix(string(full), "1\n2\n3\n") || !strings.HasSuffix(string(full), "\n30000\n") {
-		t.Fatalf("the spill file does not hold the whole output (%d bytes)", len(full))
-	}
+	holdsSeq(t, r.FullOutputPath, 30000)
 }
 
 // TestCursorStaysWithAKill: the finished answer of a kill carries the
@@ -129,22 +143,9 @@ func TestCursorStaysWithAKill(t *testing.T) {
 // stream, each window under the cap) still goes to the spill file once
 // the history lets its first line go.
 func TestHistoryDropOpensTheSpill(t *testing.T) {
-	m := NewManager(Config{History: 1024}, &recorder{})
-	defer m.Close()
-	sp := spec("seq 1 2500")
-	sp.PTY = false
-	s, err := m.Start(sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-s.done
-	zero := int64(0)
-	r := answerWithin(t, s, AnswerOpts{Cursor: &zero, Now: true})
+	r := seqFromZero(t, 1024, 2500)
 	if r.Skipped == 0 || r.FullOutputPath == "" {
 		t.Fatalf("skipped %d, spill file %q", r.Skipped, r.FullOutputPath)
 	}
-	full, err := os.ReadFile(r.FullOutputPath)
-	if err != nil || !strings.HasPrefix(string(full), "1\n2\n") || !strings.HasSuffix(string(full), "\n2500\n") {
-		t.Fatalf("the spill file (%v): %d bytes", err, len(full))
-	}
+	holdsSeq(t, r.FullOutputPath, 2500)
 }
