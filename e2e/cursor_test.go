@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -130,18 +131,45 @@ func TestCursorOlderThanWhatIsKept(t *testing.T) {
 	assert.Contains(t, rerr.Message, `"cursor"`)
 }
 
+// pinging calls ping every 100 ms until the returned stop is called (or
+// the test ends): a host that keeps its heartbeat while it waits for
+// answers, however slow the machine makes them.
+func pinging(t *testing.T, ping func()) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+				ping()
+			}
+		}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() { close(done) })
+		<-finished
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
 // TestHeartbeatEndsASilentHost: a host that asked for a heartbeat and
 // then sends nothing, its pipes still open, is gone after three periods:
 // its commands' trees end and the helper exits, as when a host dies.
 func TestHeartbeatEndsASilentHost(t *testing.T) {
 	t.Parallel()
 	c := start(t, "ndjson", t.TempDir(), []string{"--log-level", "info"})
-	raw, rerr := c.call("initialize", map[string]any{"heartbeatMs": 200})
-	require.Nil(t, rerr)
-	assert.Contains(t, string(raw), `"restored":[]`)
 	m := marker()
 	r := c.exec(map[string]any{"command": "sleep " + m, "background": true, "yieldMs": 0})
 	require.Equal(t, "background", r.State, describe(r))
+	// initialize may come late; the heartbeat counts from it.
+	raw, rerr := c.call("initialize", map[string]any{"heartbeatMs": 200})
+	require.Nil(t, rerr)
+	assert.Contains(t, string(raw), `"restored":[]`)
 	within(t, c.exited, "the helper's exit after three silent heartbeats")
 	noneLeft(t, m)
 	assert.Contains(t, c.stderr.String(), "heartbeats")
@@ -152,15 +180,13 @@ func TestHeartbeatEndsASilentHost(t *testing.T) {
 func TestHeartbeatKeptByPings(t *testing.T) {
 	t.Parallel()
 	c := start(t, "ndjson", t.TempDir(), nil)
+	pinging(t, func() { c.send(map[string]any{"jsonrpc": "2.0", "method": "$/ping"}) })
 	_, rerr := c.call("initialize", map[string]any{"heartbeatMs": 500})
 	require.Nil(t, rerr)
 	m := marker()
 	r := c.exec(map[string]any{"command": "sleep " + m, "background": true, "yieldMs": 0})
 	require.Equal(t, "background", r.State, describe(r))
-	for range 40 {
-		c.send(map[string]any{"jsonrpc": "2.0", "method": "$/ping"})
-		time.Sleep(100 * time.Millisecond)
-	}
+	time.Sleep(3 * time.Second) // six heartbeats, three of them enough to end a silent host
 	_, rerr = c.call("$/ping", nil)
 	require.Nil(t, rerr, "$/ping as a request is answered")
 	alive := c.run("session/read", map[string]any{"sessionId": r.SessionID})
@@ -201,12 +227,21 @@ func TestMCPCursor(t *testing.T) {
 // pings keeps them.
 func TestMCPHeartbeat(t *testing.T) {
 	t.Parallel()
+	ping := func(h *mcpHost) func() {
+		return func() {
+			ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+			defer cancel()
+			h.cs.Ping(ctx, &sdk.PingParams{})
+		}
+	}
 	t.Run("silent", func(t *testing.T) {
 		t.Parallel()
 		h := startMCP(t, mcpOpts{config: "heartbeat_ms = 200\n"})
+		stop := pinging(t, ping(h)) // until the command runs
 		m := marker()
 		res := h.call(map[string]any{"command": "sleep " + m, "background": true, "yield_ms": 0})
 		require.Equal(t, "background", structured(t, res).State, text(res))
+		stop()
 		done := make(chan error, 1)
 		go func() { done <- h.cs.Wait() }()
 		within(t, done, "the helper's end after three silent heartbeats")
@@ -215,15 +250,11 @@ func TestMCPHeartbeat(t *testing.T) {
 	t.Run("pinging", func(t *testing.T) {
 		t.Parallel()
 		h := startMCP(t, mcpOpts{config: "heartbeat_ms = 500\n"})
+		pinging(t, ping(h))
 		m := marker()
 		res := h.call(map[string]any{"command": "sleep " + m, "background": true, "yield_ms": 0})
 		id := structured(t, res).SessionID
-		for range 40 {
-			ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-			require.NoError(t, h.cs.Ping(ctx, &sdk.PingParams{}))
-			cancel()
-			time.Sleep(100 * time.Millisecond)
-		}
+		time.Sleep(3 * time.Second) // six heartbeats
 		res = h.call(map[string]any{"session_id": id, "input": ""})
 		require.False(t, res.IsError, text(res))
 		assert.Equal(t, "background", structured(t, res).State)
