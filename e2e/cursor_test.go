@@ -132,6 +132,29 @@ func TestCursorOlderThanWhatIsKept(t *testing.T) {
 	assert.Contains(t, rerr.Message, `"cursor"`)
 }
 
+// TestCursorCoversBothStreams: where stderr is apart, one cursor counts
+// both streams' lines in the order they came, and a read from it splits
+// them again.
+func TestCursorCoversBothStreams(t *testing.T) {
+	t.Parallel()
+	c := start(t, "ndjson", t.TempDir(), nil)
+	r := c.exec(map[string]any{"command": "echo out1; sleep 0.2; echo err1 >&2; sleep 0.2; echo out2; sleep 30",
+		"mode": "pipes", "background": true, "yieldMs": 0})
+	require.Equal(t, "background", r.State, describe(r))
+	var all result
+	waitFor(t, "three lines", func() bool {
+		all = c.run("session/read", map[string]any{"sessionId": r.SessionID, "cursor": 0})
+		return all.Cursor == int64(len("out1\nerr1\nout2\n"))
+	})
+	assert.Equal(t, "out1\nout2\n", all.Output)
+	require.NotNil(t, all.Stderr)
+	assert.Equal(t, "err1\n", *all.Stderr)
+	from := c.run("session/read", map[string]any{"sessionId": r.SessionID, "cursor": len("out1\n")})
+	assert.Equal(t, "out2\n", from.Output)
+	assert.Equal(t, "err1\n", *from.Stderr)
+	c.run("session/kill", map[string]any{"sessionId": r.SessionID, "signal": "SIGKILL"})
+}
+
 // pinging calls ping every 100 ms until the returned stop is called (or
 // the test ends): a host that keeps its heartbeat while it waits for
 // answers, however slow the machine makes them.
