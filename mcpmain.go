@@ -42,7 +42,8 @@ func serveMCP(f flags) int {
 	var cleanups cleanupList
 	defer cleanups.run()
 	opts := mcp.Options{Version: version.Number(), Log: log, Root: root, Fallback: workingRoot(log),
-		Yield: time.Duration(cfg.MCPYieldMs) * time.Millisecond,
+		Yield:     time.Duration(cfg.MCPYieldMs) * time.Millisecond,
+		Heartbeat: time.Duration(cfg.HeartbeatMs) * time.Millisecond,
 		Open: func(root string) (*engine.Engine, func(), error) {
 			eng, cleanup, afterFirst, err := open(f, root, log)
 			cleanups.add(cleanup)

@@ -36,6 +36,11 @@ type Options struct {
 	// than 1 MiB went by before the first cut, its first line says how many
 	// lines were not kept.
 	Spill func() (w io.Writer, path string, err error)
+	// SpillLong opens the spill, as a cut does, once more than 1 MiB of
+	// text has been committed, rather than let the oldest go: for a
+	// caller that keeps text of its own (see OnEmit) and names the spill
+	// for what it no longer keeps.
+	SpillLong bool
 	// OnCommit, if set, is called with each line as it leaves the live
 	// window for good, the text as the spill gets it (without the newline),
 	// so a caller can match a pattern on every line across writes. A line
@@ -46,6 +51,15 @@ type Options struct {
 	// It is called from within Write, Take and Resize, and must not call
 	// the Cleaner.
 	OnCommit func(line string)
+	// OnEmit, if set, is called with each line as it enters a window of
+	// Take, capped like a line and in the order of the windows: a line
+	// rewritten after a Take or Publish returned it comes again as it now
+	// reads. Joined, these lines are the text an answer after every write
+	// would have shown, uncut by the stream cap. The main screen's live
+	// lines that TakePage counts as shown under a page come too. It is
+	// called from within Write, Take, Publish, End and TakePage, and must
+	// not call the Cleaner.
+	OnEmit func(line string)
 }
 
 func (o Options) withDefaults() Options {
@@ -100,6 +114,12 @@ type Cleaner struct {
 	seed     maphash.Seed
 	gen      uint64 // what Generation returns
 	lastHash uint64 // the screen's hash when gen last changed
+
+	// winOpen: the window ends with an open line (see window.render).
+	winOpen bool
+	// ended: End has flushed the stream, and the next Take(true) only
+	// returns the window.
+	ended bool
 
 	errPending error // spill failure not yet reported by Take
 	errWrite   error // spill failure during the current Write

@@ -155,6 +155,10 @@ func (c *Cleaner) endPartial(terminated bool) bool {
 // emit adds a line, already capped, to the window.
 func (c *Cleaner) emit(text string, chars int, cut bool, num int) {
 	c.win.add(text, chars, num)
+	c.winOpen = false
+	if c.opts.OnEmit != nil {
+		c.opts.OnEmit(text)
+	}
 	if cut {
 		c.win.truncated = true
 	}

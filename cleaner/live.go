@@ -7,13 +7,35 @@ package cleaner
 // everything is flushed and the Cleaner starts afresh, with the size of
 // its last Resize.
 func (c *Cleaner) Take(final bool) Chunk {
-	openEnd := false
-	if final {
-		openEnd = c.finish()
-	} else {
-		openEnd = c.sendLive()
+	switch {
+	case final && c.ended:
+		c.ended = false
+	case final:
+		c.finish()
+	default:
+		c.sendLive()
 	}
-	return c.takeWindow(openEnd)
+	return c.takeWindow(c.winOpen)
+}
+
+// Publish adds the live lines that have changed since a Take or Publish
+// returned them to the window, as Take(false) does, without taking the
+// window: the next Take returns them with what comes after, and OnEmit
+// sees them now. The spill is brought up to date.
+func (c *Cleaner) Publish() {
+	c.sendLive()
+	c.flushSpill()
+}
+
+// End ends the stream as Take(true) does, keeping the window for the
+// next Take(true): OnEmit sees the last lines now. Calling it again, or
+// writing after it, is not allowed before that Take.
+func (c *Cleaner) End() {
+	if !c.ended {
+		c.finish()
+		c.flushSpill()
+		c.ended = true
+	}
 }
 
 // takeWindow returns the window's text and starts a new window.
@@ -29,6 +51,7 @@ func (c *Cleaner) takeWindow(openEnd bool) Chunk {
 	ch.FullOutputPath = c.sink.path
 	ch.Err, c.errPending = c.errPending, nil
 	c.win.reset()
+	c.winOpen = false
 	return ch
 }
 
@@ -47,9 +70,8 @@ func (c *Cleaner) eachLine(fn func(i, j int, open bool) bool) {
 }
 
 // sendLive adds the live lines a Take has not returned as they now read.
-// It reports whether the window ends with an open line.
-func (c *Cleaner) sendLive() bool {
-	ends, num := false, c.committed
+func (c *Cleaner) sendLive() {
+	num := c.committed
 	c.eachLine(func(i, j int, open bool) bool {
 		num++
 		t, n, cut, st, changed := c.liveChanged(i, j, open)
@@ -57,11 +79,10 @@ func (c *Cleaner) sendLive() bool {
 			c.emit(t, n, cut, num)
 			st.sent, st.sentText = true, t
 			c.clean(i, j)
-			ends = open
+			c.winOpen = open
 		}
 		return true
 	})
-	return ends
 }
 
 // liveExtent returns the last live row worth showing and whether it is
@@ -100,34 +121,36 @@ func (c *Cleaner) liveChanged(i, j int, open bool) (string, int, bool, *sentStat
 
 // finish ends the stream: pending bytes are decoded, an unfinished escape
 // sequence is dropped, and the live lines are committed.
-func (c *Cleaner) finish() bool {
+func (c *Cleaner) finish() {
 	if c.xf != nil {
 		c.xf.run(nil, true, c.feedValid)
 	} else {
 		c.feedUTF8(nil, true)
 	}
 	c.parser.Reset()
-	ends := false
 	rows := c.term.main.rows
 	c.eachLine(func(i, j int, open bool) bool {
 		for _, r := range rows[i:j] {
 			c.commitFragment(r, false, true)
 		}
-		emitted := c.commitFragment(rows[j], true, !open)
-		ends = emitted && open
+		if c.commitFragment(rows[j], true, !open) {
+			c.winOpen = open
+		}
 		return true
 	})
 	c.term.init(c.term.cols, c.term.main.height, c.commitRow)
 	c.term.m.changed = true // the screen is blank now
-	return ends
 }
 
 // Pending reports whether Write has produced text that Take has not
 // returned yet.
 func (c *Cleaner) Pending() bool {
-	if !c.win.empty() {
-		return true
-	}
+	return !c.win.empty() || c.LivePending()
+}
+
+// LivePending reports whether a live line has changed since a Take or
+// Publish returned it: whether Publish would add anything.
+func (c *Cleaner) LivePending() bool {
 	pending := false
 	c.eachLine(func(i, j int, open bool) bool {
 		_, _, _, _, pending = c.liveChanged(i, j, open)

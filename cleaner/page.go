@@ -39,6 +39,9 @@ func (c *Cleaner) TakePage() Chunk {
 func (c *Cleaner) markLive() {
 	c.eachLine(func(i, j int, open bool) bool {
 		if t, _, _, st, changed := c.liveChanged(i, j, open); changed {
+			if c.opts.OnEmit != nil {
+				c.opts.OnEmit(t)
+			}
 			st.sent, st.sentText = true, t
 			c.clean(i, j)
 		}

@@ -45,6 +45,10 @@ func (c *Cleaner) keep(text string, terminated bool) {
 	}
 	s.history = append(s.history, histLine{text, terminated})
 	s.histBytes += len(text) + 32
+	if s.histBytes > historyBytes && c.opts.SpillLong {
+		c.openSpill() // which writes the history, this text included
+		return
+	}
 	for s.histBytes > historyBytes && s.histStart < len(s.history) {
 		c.dropLine()
 	}
@@ -99,6 +103,18 @@ func (c *Cleaner) openSpill() {
 		c.spillLine(l)
 	}
 }
+
+// Spill opens the spill now, if nothing has opened it yet, as a cut
+// would: from now on the full text is on disk. It may be called from
+// OnEmit.
+func (c *Cleaner) Spill() {
+	if !c.sink.tried {
+		c.openSpill()
+	}
+}
+
+// SpillPath is where the full text goes, once it is spilled ("" before).
+func (c *Cleaner) SpillPath() string { return c.sink.path }
 
 func (c *Cleaner) spillWrite(t string) {
 	if c.sink.w == nil {

@@ -32,6 +32,10 @@ type Config struct {
 	// waits before it answers with the live session (`mcp_yield_ms`);
 	// 0 waits for the end.
 	MCPYieldMs int
+	// HeartbeatMs, in MCP mode, counts a client that sends nothing for
+	// three such periods as gone (`heartbeat_ms`); 0 never does. The
+	// native protocol's host asks for its own at initialize.
+	HeartbeatMs int
 	// Sources are the files merged over the defaults, in order: the
 	// user's (or --config's), then the project's.
 	Sources []string

@@ -29,6 +29,7 @@ type fileConfig struct {
 	Hide            []string   `toml:"hide"`
 	Protect         []string   `toml:"protect"`
 	MCPYieldMs      *int       `toml:"mcp_yield_ms"`
+	HeartbeatMs     *int       `toml:"heartbeat_ms"`
 	Limits          fileLimits `toml:"limits"`
 	Policy          filePolicy `toml:"policy"`
 }
@@ -195,6 +196,7 @@ func (fc fileConfig) mergeInto(c *Config) {
 	setIf(&c.Unattended, fc.Unattended)
 	setIf(&c.Encoding, fc.Encoding)
 	setIf(&c.MCPYieldMs, fc.MCPYieldMs)
+	setIf(&c.HeartbeatMs, fc.HeartbeatMs)
 	fc.mergeSandbox(&c.Sandbox)
 	if fc.MaskEnv != nil {
 		c.MaskEnv = mergeList(c.MaskEnv, *fc.MaskEnv)

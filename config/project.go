@@ -47,6 +47,7 @@ func (fc fileConfig) mergeProject(c *Config) []ignored {
 func (fc fileConfig) projectScalars(c *Config, note func(key, why string)) {
 	userValue(fc.Shell, c.Shell, "shell", note)
 	userValue(fc.LoginEnv, c.LoginEnv, "login_env", note)
+	userValue(fc.HeartbeatMs, c.HeartbeatMs, "heartbeat_ms", note)
 	userValue(fc.Encoding, c.Encoding, "encoding", note)
 	if v := fc.Unattended; v != nil && *v != c.Unattended {
 		if *v == "deny" {

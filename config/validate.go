@@ -39,6 +39,9 @@ func validate(c Config) error {
 	if c.MCPYieldMs != 0 && c.MCPYieldMs < 1000 {
 		return bad("mcp_yield_ms", "must be 0 (wait for the end) or at least 1000, not %d", c.MCPYieldMs)
 	}
+	if c.HeartbeatMs != 0 && (c.HeartbeatMs < 100 || c.HeartbeatMs > 86400000) {
+		return bad("heartbeat_ms", "must be 0 (none) or between 100 and 86400000, not %d", c.HeartbeatMs)
+	}
 	if err := validateSandbox(c.Sandbox); err != nil {
 		return err
 	}

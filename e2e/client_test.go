@@ -306,6 +306,11 @@ type result struct {
 	Screen    bool  `json:"screen"`
 	EndsInMs  int64 `json:"endsInMs"`
 	CapRenews bool  `json:"capRenews"`
+	// Cursor is the position after the output; Skipped and More are
+	// those of a read from a cursor.
+	Cursor  int64 `json:"cursor"`
+	Skipped int64 `json:"skipped"`
+	More    bool  `json:"more"`
 	// Sandbox is a finished answer's report of what the sandbox stopped
 	// (see denied); a policy/check answer's mode.
 	Sandbox json.RawMessage `json:"sandbox"`

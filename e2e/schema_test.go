@@ -285,10 +285,16 @@ func schemaSessions(t *testing.T, h checkedHost) {
 	})
 	h.ok("session/read", map[string]any{"sessionId": id, "yieldMs": 0})
 	h.ok("session/read", map[string]any{"sessionId": id, "until": "stable", "stableMs": 100})
-	h.ok("session/screen", map[string]any{"sessionId": id})
+	if _, rerr := h.call("session/screen", map[string]any{"sessionId": id}); rerr != nil {
+		t.Fatalf("session/screen: %+v", rerr)
+	}
 	h.ok("session/resize", map[string]any{"sessionId": id, "cols": 90, "rows": 20})
+	from := h.ok("session/read", map[string]any{"sessionId": id, "cursor": 0})
+	h.ok("session/read", map[string]any{"sessionId": id, "cursor": from.Cursor, "yieldMs": 0})
 	h.ok("session/kill", map[string]any{"sessionId": id, "signal": "SIGINT", "graceMs": 5000})
+	h.ok("session/read", map[string]any{"sessionId": id, "cursor": 0})
 	h.ok("session/list", nil)
+	h.call("$/ping", nil)
 }
 
 func schemaPolicyAndTrash(h checkedHost) {
@@ -296,7 +302,8 @@ func schemaPolicyAndTrash(h checkedHost) {
 	h.ok("policy/check", map[string]any{"command": "ls", "cwd": "."})
 	h.ok("policy/check", map[string]any{"command": "make", "sandbox": "off"})
 	h.ok("exec/run", map[string]any{"command": "echo x > made", "sandbox": "read-only"})
-	raw, _ := h.call("initialize", map[string]any{"capabilities": map[string]bool{"approval": true, "outputStream": true}})
+	raw, _ := h.call("initialize", map[string]any{"capabilities": map[string]bool{"approval": true, "outputStream": true},
+		"heartbeatMs": 600000})
 	if strings.Contains(string(raw), `"network":"proxy"`) {
 		// A host the proxy asks about, refused (the command names
 		// refuse-me): the question, and a finished answer naming it.

@@ -87,6 +87,9 @@ type Engine struct {
 	mu   sync.Mutex
 	host Host
 	sink Sink
+	// restored: the sessions held before the current connection (see
+	// MarkRestored).
+	restored map[string]bool
 }
 
 // New returns an engine with its own sessions. Until SetHost is called,

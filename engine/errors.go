@@ -30,6 +30,7 @@ const (
 	FieldGraceMs      Field = "GraceMs"
 	FieldID           Field = "ID"
 	FieldSandbox      Field = "Sandbox"
+	FieldCursor       Field = "Cursor"
 )
 
 // ParamError is a request with a bad value. Its text names fields by

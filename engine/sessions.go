@@ -56,6 +56,9 @@ type ReadParams struct {
 	YieldMs   *int64 // long-poll; absent: a plain poll
 	Until     string // "", "exit", "stable"
 	StableMs  *int64 // until "stable": how long unchanged (1000)
+	// Cursor, if set, reads the output from this position on instead of
+	// the news since the last answer, consuming nothing.
+	Cursor *int64
 }
 
 // defaultStable is how long the screen must stay unchanged for until
@@ -78,9 +81,12 @@ func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error)
 	if err != nil {
 		return session.Result{}, err
 	}
+	if err := checkCursor(sess, p.Cursor); err != nil {
+		return session.Result{}, err
+	}
 	// Until stable, a prompt does not end the wait either: a full-screen
 	// program always waits for keys.
-	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until != "", Done: ctx.Done()}
+	o := session.AnswerOpts{OnOutput: p.Until == "", UntilExit: p.Until != "", Done: ctx.Done(), Cursor: p.Cursor}
 	if p.Until == "stable" {
 		o.Stable = defaultStable
 		if p.StableMs != nil {
@@ -94,6 +100,20 @@ func (e *Engine) Read(ctx context.Context, p ReadParams) (session.Result, error)
 		o.Now = true // a plain poll
 	}
 	return waited(ctx, sess.Answer(o))
+}
+
+// checkCursor refuses a cursor no answer can have given: negative, or past
+// the session's output.
+func checkCursor(sess *session.Session, cursor *int64) error {
+	switch {
+	case cursor == nil:
+		return nil
+	case *cursor < 0:
+		return errParams("field %q must not be negative", FieldCursor)
+	case *cursor > sess.Cursor():
+		return errParams("field %q is past the session's output, which ends at %d", FieldCursor, sess.Cursor())
+	}
+	return nil
 }
 
 // KillParams end a session's tree (session/kill).
@@ -137,6 +157,41 @@ func (e *Engine) Command(id string) (string, error) {
 
 // List describes every session handed to the host, oldest first.
 func (e *Engine) List() []session.Info { return e.mgr.List() }
+
+// MarkRestored records the sessions the engine holds now as restored: a
+// front end that serves a new connection on an engine that outlived an
+// earlier one calls it before serving, and that connection's host is told
+// of them (Restored). It returns how many there are.
+func (e *Engine) MarkRestored() int {
+	list := e.mgr.List()
+	ids := make(map[string]bool, len(list))
+	for _, in := range list {
+		ids[in.ID] = true
+	}
+	e.mu.Lock()
+	e.restored = ids
+	e.mu.Unlock()
+	return len(ids)
+}
+
+// Restored describes the sessions MarkRestored recorded that are still
+// held, oldest first: none, for an engine that lives and dies with its
+// one connection.
+func (e *Engine) Restored() []session.Info {
+	e.mu.Lock()
+	ids := e.restored
+	e.mu.Unlock()
+	out := []session.Info{}
+	if len(ids) == 0 {
+		return out
+	}
+	for _, in := range e.mgr.List() {
+		if ids[in.ID] {
+			out = append(out, in)
+		}
+	}
+	return out
+}
 
 // Resize sets a session's terminal size.
 func (e *Engine) Resize(id string, cols, rows int) error {

@@ -38,6 +38,9 @@ func (f *front) checkCall(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
+// errCursorWrite is a cursor given with input to type: a cursor reads.
+var errCursorWrite = fmt.Errorf(`argument "cursor" goes with a read (input "" or until), not with input to type`)
+
 // errUsage is a call whose arguments fit no shape.
 var errUsage = fmt.Errorf(`give "command" to run, "session_id" with one of input, until, screen or kill, or "list": true`)
 
@@ -165,7 +168,7 @@ var (
 		"cwd": {"command"}, "env": {"command"}, "background": {"command"}, "timeout_ms": {"command"},
 		"mode": {"command"}, "ready_pattern": {"command"}, "ready_port": {"command"},
 		"yield_ms": {"command", "input", "until", "session_id"}, "secret": {"input"}, "stable_ms": {"until"},
-		"signal": {"kill"},
+		"signal": {"kill"}, "cursor": {"session_id", "input", "until"},
 	}
 )
 

@@ -120,10 +120,14 @@ func (c *callState) dispatch(ctx context.Context, a Args) (*Result, string, erro
 	}
 	c.watch(a.SessionID)
 	if a.Input != nil && *a.Input != "" {
+		if a.Cursor != nil {
+			return nil, "", errCursorWrite
+		}
 		return c.answer(c.eng.Write(ctx, engine.WriteParams{SessionID: a.SessionID, Input: *a.Input,
 			Secret: a.Secret, YieldMs: c.f.yieldFor(a.YieldMs, false)}))
 	}
-	p := engine.ReadParams{SessionID: a.SessionID, YieldMs: a.YieldMs, Until: a.Until, StableMs: a.StableMs}
+	p := engine.ReadParams{SessionID: a.SessionID, YieldMs: a.YieldMs, Until: a.Until, StableMs: a.StableMs,
+		Cursor: a.Cursor}
 	if a.Until != "" {
 		p.YieldMs = c.f.yieldFor(a.YieldMs, true)
 	}
@@ -163,7 +167,7 @@ func (c *callState) answer(r session.Result, err error) (*Result, string, error)
 	if r.Stderr != nil && *r.Stderr != "" {
 		text = joinLines(text, "[stderr]\n"+*r.Stderr)
 	}
-	text = joinLines(text, status(r))
+	text = joinLines(skippedLine(r)+text, status(r)+moreNote(r))
 	if line := deniedLine(r.Denied); line != "" {
 		text = joinLines(text, line)
 	}

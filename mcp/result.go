@@ -38,6 +38,9 @@ type Result struct {
 	Screen    bool      `json:"screen,omitempty" jsonschema:"output is the terminal's page as a person sees it, row by row."`
 	Truncated bool      `json:"truncated,omitempty" jsonschema:"The output was cut."`
 	FullPath  string    `json:"full_output_path,omitempty" jsonschema:"The file holding all of the cut output."`
+	Cursor    int64     `json:"cursor,omitempty" jsonschema:"The position after output in the session's history: poll or wait with cursor to read on from it."`
+	Skipped   int64     `json:"skipped,omitempty" jsonschema:"A read from a cursor older than what is kept: the bytes no longer kept (full_output_path has them)."`
+	More      bool      `json:"more,omitempty" jsonschema:"A read from a cursor stopped at the cap: read on from cursor."`
 	Sandbox   *Sandbox  `json:"sandbox,omitempty" jsonschema:"What the sandbox stopped the command doing."`
 	Sessions  []Row     `json:"sessions,omitzero" jsonschema:"The sessions, oldest first (list)."`
 	Terminal  *Terminal `json:"terminal,omitempty" jsonschema:"The terminal as a person sees it now (screen)."`
@@ -74,6 +77,7 @@ type Row struct {
 	StartedAt string `json:"started_at"`
 	ExitCode  *int   `json:"exit_code,omitempty"`
 	Ports     []int  `json:"ports,omitempty"`
+	Cursor    int64  `json:"cursor,omitempty"`
 }
 
 // Terminal is a screen, rows and columns counted from 0.
@@ -88,7 +92,8 @@ type Terminal struct {
 
 // resultOf is a command's answer as the tool gives it.
 func resultOf(r session.Result) *Result {
-	out := &Result{Output: r.Output, Truncated: r.Truncated, FullPath: r.FullOutputPath, Sandbox: sandboxOf(r.Denied)}
+	out := &Result{Output: r.Output, Truncated: r.Truncated, FullPath: r.FullOutputPath, Sandbox: sandboxOf(r.Denied),
+		Cursor: r.Cursor, Skipped: r.Skipped, More: r.More}
 	if r.Stderr != nil {
 		out.Stderr = *r.Stderr
 	}
@@ -128,7 +133,7 @@ func listOf(infos []session.Info) *Result {
 	rows := make([]Row, 0, len(infos))
 	for _, in := range infos {
 		r := Row{SessionID: in.ID, Pid: in.Pid, Command: in.Command, Cwd: in.Cwd, State: string(in.State),
-			StartedAt: in.StartedAt.UTC().Format(time.RFC3339), Ports: in.Ports}
+			StartedAt: in.StartedAt.UTC().Format(time.RFC3339), Ports: in.Ports, Cursor: in.Cursor}
 		if in.Exit != nil {
 			code := in.Exit.Code
 			r.ExitCode = &code

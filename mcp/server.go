@@ -15,6 +15,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/termhelper/termhelper/engine"
+	"github.com/termhelper/termhelper/wire"
 )
 
 // Options configure Serve.
@@ -41,6 +43,9 @@ type Options struct {
 	// Open builds the engine for a root, once, with the start-up work to
 	// begin once it is open, off the answer's path (nil: none).
 	Open func(root string) (*engine.Engine, func(), error)
+	// Heartbeat, if set, counts a client that sends nothing for three
+	// such periods as gone (config heartbeat_ms): a ping keeps it.
+	Heartbeat time.Duration
 }
 
 // DefaultYield is mcp_yield_ms's default: 45 s, under the 60 s most hosts
@@ -59,6 +64,7 @@ type front struct {
 	eng      *engine.Engine
 	openErr  error
 	startUp  sync.WaitGroup // the start-up work of Open
+	watching sync.WaitGroup // the heartbeat
 
 	mu        sync.Mutex
 	ss        *sdk.ServerSession
@@ -77,7 +83,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, o Options) error {
 			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Logging: &sdk.LoggingCapabilities{}}})
 	server.AddReceivingMiddleware(f.checkCall)
 	sdk.AddTool(server, terminalTool(f.opts.Yield), f.call)
-	t := newTransport(rwc)
+	var hb wire.Heartbeat
+	t := newTransport(hb.Reader(rwc))
 	t.inputEnded = func(error) { f.stopAsking() }
 	t.writeFailed = func(error) { f.stopAsking() }
 	if o.Root != "" {
@@ -90,18 +97,45 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, o Options) error {
 	f.setSession(ss)
 	done := make(chan error, 1)
 	go func() { done <- ss.Wait() }()
+	silent := f.watchHeartbeat(&hb)
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		f.log.Info("stopping", "cause", context.Cause(ctx))
-		f.stopAsking()
-		f.closeEngine()
-		ss.Close()
-		err = <-done
+		err = f.gone(ss, done, context.Cause(ctx))
+	case cause := <-silent:
+		err = f.gone(ss, done, cause)
 	}
+	f.stopAsking()
 	f.closeEngine()
 	f.startUp.Wait()
+	f.watching.Wait()
 	return err
+}
+
+// gone ends the connection before the client ended it: a signal, the
+// client's end of the output gone, or its silence past the heartbeat.
+func (f *front) gone(ss *sdk.ServerSession, done <-chan error, cause error) error {
+	f.log.Info("stopping", "cause", cause)
+	f.stopAsking()
+	f.closeEngine()
+	ss.Close()
+	return <-done
+}
+
+// watchHeartbeat watches for a client silent for three heartbeats, until
+// its input ends; the channel it returns says why, once. Without a
+// heartbeat it is nil.
+func (f *front) watchHeartbeat(hb *wire.Heartbeat) <-chan error {
+	if f.opts.Heartbeat <= 0 {
+		return nil
+	}
+	silent := make(chan error, 1)
+	f.watching.Go(func() {
+		hb.Watch(f.opts.Heartbeat, f.noAnswers, func() {
+			silent <- fmt.Errorf("nothing received for %d heartbeats of %v", wire.HeartbeatBeats, f.opts.Heartbeat)
+		})
+	})
+	return silent
 }
 
 const instructions = "termhelper runs shell commands in a real terminal inside the project: use the terminal tool. " +

@@ -58,6 +58,28 @@ func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + " s"
 }
 
+// skippedLine says that a read from a cursor starts later than asked:
+// older output is no longer kept in memory.
+func skippedLine(r session.Result) string {
+	if r.Skipped == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("[... %d bytes of older output are no longer kept here", r.Skipped)
+	if r.FullOutputPath != "" {
+		line += "; all of it is in " + r.FullOutputPath
+	}
+	return line + " ...]\n"
+}
+
+// moreNote tells a reader from a cursor that the answer stopped at the
+// cap: more output follows.
+func moreNote(r session.Result) string {
+	if !r.More {
+		return ""
+	}
+	return fmt.Sprintf(" · more output: read on with cursor %d", r.Cursor)
+}
+
 // serverNews is ", ready, ports 5173" for a server: whether its ready
 // line or port was seen, and where it listens.
 func serverNews(r session.Result) string {

@@ -30,6 +30,7 @@ type Args struct {
 	Input        *string            `json:"input,omitempty" jsonschema:"With session_id: text to type into the session (\"\\n\" ends a line). \"\" only polls."`
 	Secret       bool               `json:"secret,omitempty" jsonschema:"With input: the input is a password or token the user gave. It is never shown back."`
 	Until        string             `json:"until,omitempty" jsonschema:"With session_id: \"exit\" waits for the command to end; \"stable\" waits until the screen stops changing."`
+	Cursor       *int64             `json:"cursor,omitempty" jsonschema:"With session_id and input \"\" (or until): read the output from this position, the cursor of an earlier result, instead of what is new since the last result. Nothing is used up: the same cursor gives the same text again."`
 	StableMs     *int64             `json:"stable_ms,omitempty" jsonschema:"With until \"stable\": how long the screen must stay unchanged. Default 1000."`
 	Kill         bool               `json:"kill,omitempty" jsonschema:"With session_id: end the command's whole process tree."`
 	Signal       string             `json:"signal,omitempty" jsonschema:"With kill: the first signal sent; SIGKILL follows after 2 s."`
@@ -76,6 +77,7 @@ func inputSchema() *jsonschema.Schema {
 	for _, n := range []string{"timeout_ms", "yield_ms", "stable_ms"} {
 		s.Properties[n].Minimum, s.Properties[n].Maximum = ptr(0.0), ptr(float64(engine.MaxMs))
 	}
+	s.Properties["cursor"].Minimum = ptr(0.0)
 	s.Properties["ready_port"].Minimum, s.Properties["ready_port"].Maximum = ptr(1.0), ptr(65535.0)
 	return s
 }

@@ -7,6 +7,9 @@ type InitializeParams struct {
 	ClientInfo   *ClientInfo  `json:"clientInfo"`
 	Capabilities Capabilities `json:"capabilities"`
 	Trusted      *bool        `json:"trusted"` // absent: trusted
+	// HeartbeatMs asks the helper to count a host that sends nothing
+	// for three such periods as gone; absent or 0: never.
+	HeartbeatMs *int64 `json:"heartbeatMs"`
 }
 
 // ClientInfo names the host.
@@ -24,12 +27,16 @@ type Capabilities struct {
 // InitializeResult is initialize's answer. Its fields are in the order
 // of their names, as the helper has always written them.
 type InitializeResult struct {
-	Limits          Limits        `json:"limits"`
-	Platform        Platform      `json:"platform"`
-	ProtocolVersion int           `json:"protocolVersion"`
-	Root            string        `json:"root"`
-	Sandbox         SandboxStatus `json:"sandbox"`
-	ServerInfo      ServerInfo    `json:"serverInfo"`
+	Limits          Limits   `json:"limits"`
+	Platform        Platform `json:"platform"`
+	ProtocolVersion int      `json:"protocolVersion"`
+	// Restored lists the sessions the helper held for the root before
+	// this connection, as session/list does: always empty for a helper
+	// that lives and dies with its connection.
+	Restored   []Row         `json:"restored"`
+	Root       string        `json:"root"`
+	Sandbox    SandboxStatus `json:"sandbox"`
+	ServerInfo ServerInfo    `json:"serverInfo"`
 	// Warnings are what the helper found at start that a person should
 	// know: keys of the project's config ignored because they would have
 	// widened it, processes that cannot be held as the platform would.

@@ -38,6 +38,7 @@ type ReadParams struct {
 	YieldMs  *int64 `json:"yieldMs"`
 	Until    string `json:"until"`
 	StableMs *int64 `json:"stableMs"`
+	Cursor   *int64 `json:"cursor"`
 }
 
 // KillParams are session/kill's params.

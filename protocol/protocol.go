@@ -22,6 +22,7 @@ const (
 	MethodTrashRestore = "trash/restore"
 	MethodApproval     = "approval/request" // the helper asks the host
 	MethodCancel       = "$/cancelRequest"  // either side gives up on a request
+	MethodPing         = "$/ping"           // the host is there (a notification, or a request answered null)
 
 	NotifyExited  = "session/exited"
 	NotifyWaiting = "session/waiting"

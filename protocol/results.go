@@ -20,6 +20,10 @@ type Finished struct {
 	Truncated      bool    `json:"truncated"`
 	FullOutputPath *string `json:"fullOutputPath"`
 	Summary        string  `json:"summary"`
+	Cursor         int64   `json:"cursor"`
+	// Skipped and More: see Alive.
+	Skipped int64 `json:"skipped,omitempty"`
+	More    bool  `json:"more,omitempty"`
 	// Sandbox is present only when the sandbox stopped something it can
 	// name.
 	Sandbox *SandboxReport `json:"sandbox,omitempty"`
@@ -71,6 +75,13 @@ type Alive struct {
 	// again (the default cap of a foreground command that has yielded).
 	EndsInMs  int64 `json:"endsInMs,omitempty"`
 	CapRenews bool  `json:"capRenews,omitempty"`
+	// Cursor is the position after output in the session's history.
+	// Read from a cursor, Skipped counts the bytes between the cursor
+	// asked and output that are no longer kept, and More says that there
+	// is output after Cursor already.
+	Cursor  int64 `json:"cursor"`
+	Skipped int64 `json:"skipped,omitempty"`
+	More    bool  `json:"more,omitempty"`
 }
 
 // Prompt is what a waiting command shows; Secret marks a password read.
@@ -87,7 +98,8 @@ func Answer(r session.Result) any {
 	}
 	return Alive{SessionID: r.ID, Pid: r.Pid, State: string(r.State), Output: r.Output, Stderr: r.Stderr,
 		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Prompt: PromptOf(r.Prompt),
-		Ready: r.Ready, Ports: r.Ports, Screen: r.Screen, EndsInMs: endsInMs(r), CapRenews: r.Renews}
+		Ready: r.Ready, Ports: r.Ports, Screen: r.Screen, EndsInMs: endsInMs(r), CapRenews: r.Renews,
+		Cursor: r.Cursor, Skipped: r.Skipped, More: r.More}
 }
 
 // endsInMs is EndsIn in whole milliseconds, at least 1 while it is set:
@@ -103,7 +115,7 @@ func finished(r session.Result) Finished {
 	return Finished{ExitCode: r.Exit.Code, Signal: optional(r.Exit.Signal),
 		DurationMs: r.Duration.Milliseconds(), TimedOut: r.TimedOut, Output: r.Output, Stderr: r.Stderr,
 		Truncated: r.Truncated, FullOutputPath: optional(r.FullOutputPath), Summary: session.Summary(r),
-		Sandbox: SandboxReportOf(r.Denied)}
+		Sandbox: SandboxReportOf(r.Denied), Cursor: r.Cursor, Skipped: r.Skipped, More: r.More}
 }
 
 // PromptOf is a session's prompt on the wire; nil stays nil.
@@ -122,13 +134,16 @@ type Exited struct {
 	DurationMs int64   `json:"durationMs"`
 	TimedOut   bool    `json:"timedOut"`
 	Summary    string  `json:"summary"`
+	// Cursor is the position at the end of the session's output: a host
+	// whose cursor is behind it has output to read.
+	Cursor int64 `json:"cursor"`
 }
 
 // ExitedEvent is the session/exited notification for a finished result.
 func ExitedEvent(id string, r session.Result) Exited {
 	f := finished(r)
 	return Exited{SessionID: id, ExitCode: f.ExitCode, Signal: f.Signal,
-		DurationMs: f.DurationMs, TimedOut: f.TimedOut, Summary: f.Summary}
+		DurationMs: f.DurationMs, TimedOut: f.TimedOut, Summary: f.Summary, Cursor: f.Cursor}
 }
 
 // Waiting is the session/waiting notification.
@@ -154,6 +169,7 @@ type Row struct {
 	StartedAt string `json:"startedAt"`
 	ExitCode  *int   `json:"exitCode,omitempty"`
 	Ports     []int  `json:"ports,omitempty"`
+	Cursor    int64  `json:"cursor"`
 }
 
 // List is session/list's answer.
@@ -166,7 +182,7 @@ func Rows(list []session.Info) []Row {
 	rows := make([]Row, 0, len(list))
 	for _, in := range list {
 		r := Row{SessionID: in.ID, Pid: in.Pid, Command: in.Command, Cwd: in.Cwd, State: string(in.State),
-			StartedAt: in.StartedAt.UTC().Format(time.RFC3339Nano), Ports: in.Ports}
+			StartedAt: in.StartedAt.UTC().Format(time.RFC3339Nano), Ports: in.Ports, Cursor: in.Cursor}
 		if in.Exit != nil {
 			code := in.Exit.Code
 			r.ExitCode = &code

@@ -17,7 +17,7 @@ func TestEveryEngineFieldHasANativeName(t *testing.T) {
 		engine.FieldReadyPort: "readyPort", engine.FieldBackground: "background", engine.FieldCols: "cols",
 		engine.FieldRows: "rows", engine.FieldSessionID: "sessionId", engine.FieldUntil: "until",
 		engine.FieldStableMs: "stableMs", engine.FieldSignal: "signal", engine.FieldGraceMs: "graceMs",
-		engine.FieldID: "id", engine.FieldSandbox: "sandbox",
+		engine.FieldID: "id", engine.FieldSandbox: "sandbox", engine.FieldCursor: "cursor",
 	}
 	for f, name := range want {
 		if got := fieldName(f); got != name {

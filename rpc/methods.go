@@ -3,16 +3,22 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/protocol"
 	"github.com/termhelper/termhelper/session"
 	"github.com/termhelper/termhelper/version"
+	"github.com/termhelper/termhelper/wire"
 )
 
 func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error) {
 	var p protocol.InitializeParams
 	if err := decodeParams(raw, &p, false); err != nil {
+		return nil, err
+	}
+	period, err := heartbeatPeriod(p.HeartbeatMs)
+	if err != nil {
 		return nil, err
 	}
 	h := engine.Host{Trusted: p.Trusted == nil || *p.Trusted, StreamOutput: p.Capabilities.OutputStream}
@@ -23,12 +29,16 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 	if p.ClientInfo != nil {
 		s.log.Info("host", "name", p.ClientInfo.Name, "version", p.ClientInfo.Version)
 	}
+	if period > 0 {
+		s.startHeartbeat(period)
+	}
 	l, pl := s.eng.Limits(), s.eng.Platform()
 	return protocol.InitializeResult{
 		ServerInfo:      protocol.ServerInfo{Name: "termhelper", Version: version.Number()},
 		ProtocolVersion: protocol.Version,
 		Platform:        protocol.Platform{OS: pl.OS, Arch: pl.Arch, Shell: pl.Shell, PTY: pl.PTY},
 		Root:            s.eng.Root(),
+		Restored:        protocol.Rows(s.eng.Restored()),
 		Limits:          protocol.Limits{TimeoutMs: l.TimeoutMs, MaxStreamChars: l.MaxStreamChars, MaxLineChars: l.MaxLineChars},
 		Sandbox:         protocol.SandboxStatusOf(s.eng.Sandbox()),
 		Warnings:        s.eng.Warnings(),
@@ -40,6 +50,23 @@ func (s *Server) shutdownMethod(context.Context, *json.RawMessage) (any, error) 
 	s.eng.Close()
 	return nil, nil
 }
+
+// heartbeatPeriod is initialize's heartbeatMs; 0 is none.
+func heartbeatPeriod(ms *int64) (time.Duration, error) {
+	if ms == nil || *ms == 0 {
+		return 0, nil
+	}
+	d := time.Duration(*ms) * time.Millisecond
+	if d < wire.MinHeartbeat || d > wire.MaxHeartbeat {
+		return 0, errParams(`field "heartbeatMs" must be 0 (none) or between %d and %d, not %d`,
+			wire.MinHeartbeat.Milliseconds(), wire.MaxHeartbeat.Milliseconds(), *ms)
+	}
+	return d, nil
+}
+
+// ping is $/ping: the host is there. What keeps the heartbeat is the
+// bytes of the message, read before any method runs.
+func ping(context.Context, *json.RawMessage) (any, error) { return nil, nil }
 
 func (s *Server) exitMethod(context.Context, *json.RawMessage) (any, error) {
 	s.life.advance(exiting)
@@ -101,7 +128,8 @@ func (s *Server) sessionRead(ctx context.Context, raw *json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.eng.Read(ctx, engine.ReadParams{SessionID: id, YieldMs: p.YieldMs, Until: p.Until, StableMs: p.StableMs})
+	r, err := s.eng.Read(ctx, engine.ReadParams{SessionID: id, YieldMs: p.YieldMs, Until: p.Until, StableMs: p.StableMs,
+		Cursor: p.Cursor})
 	return answer(r, err)
 }
 

@@ -7,9 +7,11 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/termhelper/termhelper/engine"
 	"github.com/termhelper/termhelper/protocol"
@@ -42,8 +44,10 @@ type Server struct {
 
 	inflight   sync.WaitGroup // requests being handled
 	cancels    map[wire.ID]context.CancelFunc
-	background sync.WaitGroup // AfterFirst
+	background sync.WaitGroup // AfterFirst, the heartbeat
 	first      sync.Once
+	heartbeat  wire.Heartbeat
+	goneOnce   sync.Once
 	methods    map[string]Method
 }
 
@@ -67,6 +71,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		protocol.MethodCheck:        s.policyCheck,
 		protocol.MethodTrashList:    s.trashList,
 		protocol.MethodTrashRestore: s.trashRestore,
+		protocol.MethodPing:         ping,
 	}
 	eng.SetSink(notifier{s})
 	return s
@@ -77,7 +82,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 // the host's input it first finishes the requests already received. It
 // then ends every command's process tree and returns.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser, f wire.Framing) error {
-	st := wire.NewStream(watchWrites{rwc, s.hostGone}, f)
+	st := wire.NewStream(watchWrites{s.heartbeat.Reader(rwc), s.writeFailed}, f)
 	st.AtEOF = func() { s.inputEnded(ctx) }
 	conn := wire.NewConn(ctx, st, s, s.log)
 	s.mu.Lock()
@@ -117,17 +122,41 @@ func (s *Server) inputEnded(ctx context.Context) {
 	s.drain()
 }
 
-// hostGone is called when a write to the host fails: nobody is listening.
-func (s *Server) hostGone(err error) {
+// writeFailed is called when a write to the host fails: nobody is
+// listening.
+func (s *Server) writeFailed(err error) { s.hostGone(err) }
+
+// hostGone is the host gone without closing its input: a failed write,
+// or silence past its heartbeat. Serving ends now, as at a signal, and the
+// connection ends through drain, the way every end of it goes.
+func (s *Server) hostGone(cause error) {
 	if s.life.advance(exiting) {
-		s.log.Info("the host is gone", "err", err)
+		s.log.Info("the host is gone", "cause", cause)
 	}
 }
 
-// drain ends every command's tree, then waits for the requests in flight
-// to send their (now finished) answers.
+// startHeartbeat counts the host as gone after three periods in which it
+// sent nothing; only the first initialize that asks starts it. It stops
+// at the end of the host's input, which ends the connection its own way.
+func (s *Server) startHeartbeat(period time.Duration) {
+	if !s.heartbeat.Claim() {
+		return
+	}
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		s.heartbeat.Watch(period, s.life.noAnswers, func() {
+			s.hostGone(fmt.Errorf("nothing received for %d heartbeats of %v", wire.HeartbeatBeats, period))
+		})
+	}()
+}
+
+// drain is the end of the connection, whatever ended it (the end of the
+// host's input once its requests are answered, the host gone, a signal,
+// exit): every command's tree is ended, once, then the requests in flight
+// send their (now finished) answers.
 func (s *Server) drain() {
-	s.eng.Close()
+	s.goneOnce.Do(s.eng.Close)
 	s.inflight.Wait()
 }
 

@@ -22,6 +22,10 @@ type AnswerOpts struct {
 	// UntilReady answers as soon as the command is ready (its ready line
 	// or port); a Yield that passes first answers with Ready false.
 	UntilReady bool
+	// Cursor, if set, reads the history from this position instead of
+	// taking the news since the last answer: nothing is consumed, and
+	// OnOutput waits for output after it.
+	Cursor *int64
 
 	cancelled bool // Done was closed
 }
@@ -94,6 +98,12 @@ type wakeups struct {
 // answer is built; others linger for late reads.
 func (s *Session) answerIfDue(o AnswerOpts) (Result, bool, wakeups) {
 	s.mu.Lock()
+	if s.state == Exited && o.Cursor != nil {
+		r := s.summaryLocked()
+		s.readLocked(&r, *o.Cursor)
+		s.mu.Unlock()
+		return r, true, wakeups{}
+	}
 	if s.state == Exited {
 		r := s.finalAnswerLocked()
 		handed := s.handed
@@ -111,7 +121,7 @@ func (s *Session) answerIfDue(o AnswerOpts) (Result, bool, wakeups) {
 		return Result{}, false, w
 	}
 	if o.Now || s.aliveDueLocked(o, &w) {
-		return s.aliveAnswerLocked(), true, wakeups{}
+		return s.aliveAnswerLocked(o.Cursor), true, wakeups{}
 	}
 	if o.OnOutput || o.Stable > 0 {
 		if s.outputSeen == nil {
@@ -126,7 +136,7 @@ func (s *Session) answerIfDue(o AnswerOpts) (Result, bool, wakeups) {
 // sets when to look again where time alone can make it due.
 func (s *Session) aliveDueLocked(o AnswerOpts, w *wakeups) bool {
 	switch {
-	case !o.UntilExit && s.state == Waiting, o.OnOutput && s.pendingLocked():
+	case !o.UntilExit && s.state == Waiting, o.OnOutput && s.pendingLocked(o.Cursor):
 		return true
 	case o.UntilReady:
 		if s.spec.ReadyPort > 0 && !s.ready {
@@ -143,8 +153,11 @@ func (s *Session) aliveDueLocked(o AnswerOpts, w *wakeups) bool {
 }
 
 // pendingLocked reports whether there is news since the last answer: on a
-// page, any change to it.
-func (s *Session) pendingLocked() bool {
+// page, any change to it. From a cursor, whether there is output after it.
+func (s *Session) pendingLocked(cursor *int64) bool {
+	if cursor != nil {
+		return s.hist.end > *cursor || s.livePendingLocked()
+	}
 	if s.errOut != nil && s.errOut.clean.Pending() {
 		return true
 	}
@@ -154,13 +167,20 @@ func (s *Session) pendingLocked() bool {
 	return s.out.clean.Pending()
 }
 
-// aliveAnswerLocked builds an alive answer; the session is handed to the
-// host from now on.
-func (s *Session) aliveAnswerLocked() Result {
+// aliveAnswerLocked builds an alive answer, with the news since the last
+// one or, from a cursor, the history after it; the session is handed to
+// the host from now on.
+func (s *Session) aliveAnswerLocked(cursor *int64) Result {
 	r := Result{ID: s.id, Pid: s.proc.Pid, State: s.visibleState()}
-	s.takeLocked(&r, false)
-	if s.spec.PTY {
-		s.answeredGen = s.out.clean.Generation()
+	switch {
+	case cursor != nil:
+		s.publishLocked()
+		s.readLocked(&r, *cursor)
+	default:
+		s.takeLocked(&r, false)
+		if s.spec.PTY {
+			s.answeredGen = s.out.clean.Generation()
+		}
 	}
 	if s.wantsReady() {
 		ready := s.ready
@@ -199,7 +219,25 @@ func (s *Session) deniedLocked() []sandbox.Denial {
 	return d
 }
 
+// readLocked reads the history from cursor into r, at most the stream
+// cap in all.
+func (s *Session) readLocked(r *Result, cursor int64) {
+	sp := s.hist.read(cursor, s.m.cfg.Cleaner.MaxStreamChars)
+	r.Output = s.scrub(sp.output.String())
+	if s.errOut != nil {
+		e := s.scrub(sp.stderr.String())
+		r.Stderr = &e
+	}
+	r.Cursor, r.Skipped, r.More = sp.next, sp.skipped, sp.more
+	r.FullOutputPath = s.out.clean.SpillPath()
+	if r.FullOutputPath == "" && s.errOut != nil {
+		r.FullOutputPath = s.errOut.clean.SpillPath()
+	}
+	r.Truncated = sp.skipped > 0
+}
+
 func (s *Session) takeLocked(r *Result, final bool) {
+	defer func() { r.Cursor = s.hist.end }()
 	c := s.takeOutputLocked(r, final)
 	r.Output = s.scrub(c.Text)
 	r.Truncated = c.Truncated
@@ -216,7 +254,7 @@ func (s *Session) takeLocked(r *Result, final bool) {
 }
 
 func (s *Session) summaryLocked() Result {
-	return Result{ID: s.id, Pid: s.proc.Pid, State: Exited, Exit: s.exit,
+	return Result{ID: s.id, Pid: s.proc.Pid, State: Exited, Exit: s.exit, Cursor: s.hist.end,
 		Duration: s.ended.Sub(s.started), TimedOut: s.timedOut, KilledBy: s.killedBy, Timeout: s.spec.Timeout,
 		Renews: s.renewsLocked()}
 }

@@ -21,7 +21,10 @@ type Config struct {
 	Grace       time.Duration // from the polite signal to SIGKILL (2 s)
 	QuietPrompt time.Duration // quiet time before a prompt-like line counts as waiting where the OS cannot tell (3 s)
 	Cleaner     cleaner.Options
-	Log         *slog.Logger // nil: discard
+	// History is how much of each session's output is kept in memory for
+	// reads from a cursor, at least (1 MiB).
+	History int
+	Log     *slog.Logger // nil: discard
 }
 
 func (c *Config) fill() {
@@ -36,6 +39,12 @@ func (c *Config) fill() {
 	}
 	if c.QuietPrompt <= 0 {
 		c.QuietPrompt = 3 * time.Second
+	}
+	if c.Cleaner.MaxStreamChars <= 0 {
+		c.Cleaner.MaxStreamChars = 16000 // the cleaner's own default, which reads from a cursor hold to
+	}
+	if c.History <= 0 {
+		c.History = historyKeep
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -185,9 +194,14 @@ func (s *Session) setUp() {
 	if s.spec.ReadyPattern != nil || s.watcher != nil {
 		opts.OnCommit = s.committedLine
 	}
+	s.hist = newHistory(s.m.cfg.History)
+	s.hist.dropped = s.spillAll
+	opts.SpillLong = true // what the history lets go is in the spill file
+	opts.OnEmit = func(line string) { s.hist.add(line, false) }
 	s.out = newStream("output", prefix+"-output", opts, s.secrets)
 	if s.proc.Stderr != nil {
 		opts.Cols = 0 // stderr kept apart is a pipe, even beside a terminal
+		opts.OnEmit = func(line string) { s.hist.add(line, true) }
 		s.errOut = newStream("stderr", prefix+"-stderr", opts, s.secrets)
 	}
 }

@@ -49,6 +49,7 @@ type Session struct {
 	outputSeen chan struct{}
 	out        *stream
 	errOut     *stream // nil when stderr is merged into out
+	hist       *history
 	state      State
 	prompt     *Prompt
 	exit       *platform.Exit
@@ -180,6 +181,7 @@ func (s *Session) reap() {
 		}
 	}
 	s.mu.Lock()
+	s.endStreamsLocked()
 	s.exit = &exit
 	s.ended = end
 	s.state = Exited
@@ -563,6 +565,14 @@ func (s *Session) Kill(sig platform.Signal, grace time.Duration) Result {
 	return s.Answer(AnswerOpts{})
 }
 
+// Cursor is the position after the output the session's history holds
+// so far: a cursor past it was never given out.
+func (s *Session) Cursor() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hist.end
+}
+
 // Command is the command line the session runs.
 func (s *Session) Command() string { return s.spec.Command }
 
@@ -571,8 +581,9 @@ func (s *Session) Command() string { return s.spec.Command }
 // macOS), and the output reader must not wait for it.
 func (s *Session) Info() Info {
 	s.mu.Lock()
+	s.publishLocked()
 	in := Info{ID: s.id, Pid: s.proc.Pid, Command: s.spec.Command, Cwd: s.spec.Dir,
-		State: s.visibleState(), StartedAt: s.started, Exit: s.exit}
+		State: s.visibleState(), StartedAt: s.started, Exit: s.exit, Cursor: s.hist.end}
 	s.mu.Unlock()
 	if in.State != Exited {
 		in.Ports = listeningPorts(s.proc)

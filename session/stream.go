@@ -95,3 +95,44 @@ func (s *Session) closeStreamsLocked() {
 		s.errOut.close()
 	}
 }
+
+// endStreamsLocked ends the streams at the command's end: the history
+// then holds every line, whether or not an answer takes them.
+func (s *Session) endStreamsLocked() {
+	s.out.clean.End()
+	if s.errOut != nil {
+		s.errOut.clean.End()
+	}
+}
+
+// spillAll opens the streams' spill files before the history lets its
+// first line go, so that the spill files hold everything it no longer
+// does. It runs within the cleaner's OnEmit, under the session's lock.
+func (s *Session) spillAll() {
+	s.out.clean.Spill()
+	if s.errOut != nil {
+		s.errOut.clean.Spill()
+	}
+}
+
+// publishLocked puts the lines the terminal shows now into the history,
+// unless it shows a page (a page is not lines: session/screen shows it).
+func (s *Session) publishLocked() {
+	if s.state == Exited {
+		return
+	}
+	if !s.showsPageLocked() {
+		s.out.clean.Publish()
+	}
+	if s.errOut != nil {
+		s.errOut.clean.Publish()
+	}
+}
+
+// livePendingLocked reports whether publishLocked would add anything.
+func (s *Session) livePendingLocked() bool {
+	if s.errOut != nil && s.errOut.clean.LivePending() {
+		return true
+	}
+	return !s.showsPageLocked() && s.out.clean.LivePending()
+}

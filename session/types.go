@@ -105,6 +105,13 @@ type Result struct {
 	Stderr         *string // set only when stderr is kept apart
 	Truncated      bool
 	FullOutputPath string
+	// Cursor is the position in the session's history after this
+	// answer's output. Read from a cursor (AnswerOpts.Cursor), Skipped is
+	// how much of the history between the cursor asked and the output is
+	// no longer kept, and More that there is output after Cursor already.
+	Cursor  int64
+	Skipped int64
+	More    bool
 	// Ready is set on alive answers of a command with a ready pattern or
 	// port: whether it was seen. Ports are the TCP ports its tree listens
 	// on, where the platform can tell.
@@ -130,6 +137,7 @@ type Info struct {
 	StartedAt time.Time
 	Exit      *platform.Exit
 	Ports     []int // the TCP ports its tree listens on, while it lives
+	Cursor    int64 // the position after its output so far
 }
 
 // Notifier receives what the host is told without asking.
