@@ -3,9 +3,10 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/termhelper/termhelper/places"
 )
 
 // The default lists. Each entry says why it is there; a path that does
@@ -13,107 +14,7 @@ import (
 
 // place is a default entry: a path (relative to home unless absolute), or
 // the value of env when it is set, and why it is listed.
-type place struct {
-	path string
-	env  string // an environment variable that moves it, if any
-	why  string
-}
-
-// secretPlaces hold what a command must never read: keys, tokens,
-// passwords, sessions. "~" is home; $XDG_CONFIG_HOME and $XDG_DATA_HOME
-// stand for their folders.
-var secretPlaces = []place{
-	{".ssh", "", "SSH keys"},
-	{".gnupg", "GNUPGHOME", "GnuPG keys"},
-	{".aws", "", "AWS credentials"},
-	{".aws/credentials", "AWS_SHARED_CREDENTIALS_FILE", "AWS credentials, moved"},
-	{".aws/config", "AWS_CONFIG_FILE", "AWS profiles (may hold keys), moved"},
-	{".config/gcloud", "CLOUDSDK_CONFIG", "Google Cloud credentials"},
-	{".azure", "AZURE_CONFIG_DIR", "Azure credentials"},
-	{".kube", "", "Kubernetes cluster credentials"},
-	{".kube/config", "KUBECONFIG", "Kubernetes credentials, moved"},
-	{".docker/config.json", "", "container registry credentials"},
-	{".netrc", "NETRC", "passwords for hosts (curl, git, ftp)"},
-	{".git-credentials", "", "git's stored passwords"},
-	{"$XDG_CONFIG_HOME/git/credentials", "", "git's stored passwords (XDG place)"},
-	{".npmrc", "NPM_CONFIG_USERCONFIG", "npm registry tokens"},
-	{".pypirc", "", "PyPI upload tokens"},
-	{"$XDG_CONFIG_HOME/gh", "GH_CONFIG_DIR", "GitHub CLI token"},
-	{"$XDG_CONFIG_HOME/hub", "", "hub's GitHub token"},
-	{"$XDG_CONFIG_HOME/glab-cli", "", "GitLab CLI token"},
-	{".cargo/credentials.toml", "", "crates.io token"},
-	{".cargo/credentials", "", "crates.io token (older cargo)"},
-	{".gem/credentials", "", "RubyGems API key"},
-	{".m2/settings-security.xml", "", "Maven's master password"},
-	{".pgpass", "PGPASSFILE", "PostgreSQL passwords"},
-	{".my.cnf", "", "MySQL passwords"},
-	{".vault-token", "", "HashiCorp Vault token"},
-	{".terraform.d/credentials.tfrc.json", "", "Terraform Cloud token"},
-	{"$XDG_CONFIG_HOME/op", "", "1Password CLI sessions"},
-	{"$XDG_CONFIG_HOME/doctl", "", "DigitalOcean token"},
-	{".oci", "", "Oracle Cloud keys"},
-	{".s3cfg", "", "s3cmd keys"},
-	{".boto", "", "gsutil keys"},
-	{"$XDG_CONFIG_HOME/rclone", "", "rclone's cloud credentials"},
-	{"$XDG_CONFIG_HOME/sops", "", "sops age keys"},
-	{"$XDG_CONFIG_HOME/configstore", "", "Node CLIs' tokens (firebase-tools and others)"},
-	{".fly", "", "Fly.io token"},
-	{".pki", "", "NSS key database (client certificates, Chrome on Linux)"},
-	{"$XDG_DATA_HOME/keyrings", "", "GNOME keyring"},
-	{"$XDG_DATA_HOME/kwalletd", "", "KDE wallet"},
-	{".password-store", "PASSWORD_STORE_DIR", "pass"},
-	{"Library/Keychains", "", "macOS keychains"},
-	// Shell and client histories: secrets pasted on command lines.
-	{".bash_history", "", "bash history"},
-	{".zsh_history", "", "zsh history"},
-	{"$XDG_DATA_HOME/fish/fish_history", "", "fish history"},
-	{".psql_history", "", "psql history (passwords in \\password, connection strings)"},
-	{".mysql_history", "", "mysql history"},
-	// Browser profiles and mail: cookies, sessions, saved passwords.
-	{".mozilla", "", "Firefox profiles"},
-	{".thunderbird", "", "Thunderbird mail"},
-	{"$XDG_CONFIG_HOME/google-chrome", "", "Chrome profiles"},
-	{"$XDG_CONFIG_HOME/chromium", "", "Chromium profiles"},
-	{"$XDG_CONFIG_HOME/BraveSoftware", "", "Brave profiles"},
-	{"$XDG_CONFIG_HOME/microsoft-edge", "", "Edge profiles"},
-	{"$XDG_CONFIG_HOME/vivaldi", "", "Vivaldi profiles"},
-	{"$XDG_CONFIG_HOME/opera", "", "Opera profiles"},
-	{"snap/firefox/common/.mozilla", "", "Firefox (snap) profiles"},
-	{"snap/chromium/common/chromium", "", "Chromium (snap) profiles"},
-	{".var/app/org.mozilla.firefox", "", "Firefox (flatpak) profiles"},
-	{".var/app/com.google.Chrome", "", "Chrome (flatpak) profiles"},
-	{".var/app/org.chromium.Chromium", "", "Chromium (flatpak) profiles"},
-	{"Library/Application Support/Google/Chrome", "", "Chrome profiles (macOS)"},
-	{"Library/Application Support/Chromium", "", "Chromium profiles (macOS)"},
-	{"Library/Application Support/Firefox", "", "Firefox profiles (macOS)"},
-	{"Library/Application Support/BraveSoftware", "", "Brave profiles (macOS)"},
-	{"Library/Application Support/Microsoft Edge", "", "Edge profiles (macOS)"},
-	{"Library/Application Support/Arc", "", "Arc profiles (macOS)"},
-	{"Library/Safari", "", "Safari data"},
-	{"Library/Cookies", "", "macOS cookies"},
-	{".claude/.credentials.json", "", "Claude Code's login"},
-	{".claude.json", "", "Claude Code's state: its account, MCP servers and their keys"},
-	{".codex/auth.json", "", "Codex CLI's login"},
-	{".gemini/oauth_creds.json", "", "Gemini CLI's login"},
-	{"$XDG_CONFIG_HOME/github-copilot", "", "GitHub Copilot's tokens"},
-	{"$XDG_CONFIG_HOME/Claude/claude_desktop_config.json", "", "Claude Desktop's MCP servers and their keys"},
-	{"Library/Application Support/Claude/claude_desktop_config.json", "", "Claude Desktop's MCP servers and their keys (macOS)"},
-	{".cursor/mcp.json", "", "Cursor's MCP servers and their keys"},
-	{".codeium/windsurf/mcp_config.json", "", "Windsurf's MCP servers and their keys"},
-	// Sockets that hand out keys or the machine: an agent signs with the
-	// user's keys; a container engine's socket runs containers that mount
-	// anything.
-	{"", "SSH_AUTH_SOCK", "the SSH agent"},
-	{"$XDG_RUNTIME_DIR/gnupg", "", "the GnuPG agent's sockets"},
-	{"$XDG_RUNTIME_DIR/keyring", "", "GNOME keyring's sockets (its SSH agent too)"},
-	{"/run/docker.sock", "", "the Docker engine (root on this machine)"},
-	{"/var/run/docker.sock", "", "the Docker engine (root on this machine)"},
-	{"$XDG_RUNTIME_DIR/docker.sock", "", "rootless Docker"},
-	{".docker/run/docker.sock", "", "Docker Desktop"},
-	{"$XDG_RUNTIME_DIR/podman/podman.sock", "", "rootless Podman"},
-	{"/run/podman/podman.sock", "", "Podman"},
-	{"", "DOCKER_HOST", "the container engine DOCKER_HOST names, if a socket"},
-}
+type place = places.Place
 
 // caches are the package managers' caches a command may write, so that
 // installs and builds work confined. They are shared with the user's own
@@ -122,34 +23,34 @@ var secretPlaces = []place{
 // stays read-only. $CACHE is the user's cache folder ($XDG_CACHE_HOME,
 // ~/.cache, or ~/Library/Caches on macOS).
 var caches = []place{
-	{".npm", "npm_config_cache", "npm's cache, npx's packages"},
-	{"$CACHE/yarn", "YARN_CACHE_FOLDER", "yarn 1's cache"},
-	{".yarn/berry", "", "yarn 2 and later: the global cache"},
-	{"$XDG_DATA_HOME/pnpm/store", "", "pnpm's content-addressed store"},
-	{"Library/pnpm/store", "", "pnpm's store (macOS)"},
-	{"$CACHE/pnpm", "", "pnpm's metadata cache"},
-	{".bun/install/cache", "BUN_INSTALL_CACHE_DIR", "bun's cache"},
-	{"$CACHE/node-gyp", "", "Node headers for native modules"},
-	{"$CACHE/node/corepack", "COREPACK_HOME", "corepack's package managers"},
-	{"$CACHE/deno", "DENO_DIR", "Deno's cache"},
-	{"$CACHE/pip", "PIP_CACHE_DIR", "pip's cache"},
-	{"$CACHE/uv", "UV_CACHE_DIR", "uv's cache"},
-	{".cache/uv", "", "uv's cache (macOS too)"},
-	{"$CACHE/pypoetry", "", "Poetry's cache"},
-	{"$CARGO_HOME/registry", "", "cargo's registry index and crates"},
-	{"$CARGO_HOME/git", "", "cargo's git dependencies"},
-	{"$CACHE/go-build", "GOCACHE", "Go's build cache"},
-	{"$GOPATH/pkg/mod", "GOMODCACHE", "Go's module cache (and downloaded toolchains)"},
-	{".m2/repository", "", "Maven's local repository"},
-	{"$GRADLE_USER_HOME/caches", "", "Gradle's caches"},
-	{"$GRADLE_USER_HOME/wrapper", "", "Gradle wrapper's distributions"},
-	{"$GRADLE_USER_HOME/daemon", "", "Gradle daemon's registry and logs"},
-	{"$GRADLE_USER_HOME/native", "", "Gradle's native libraries"},
-	{"$GRADLE_USER_HOME/jdks", "", "Gradle's toolchains"},
-	{"$GRADLE_USER_HOME/.tmp", "", "Gradle's temporary files"},
-	{"$CACHE/composer", "COMPOSER_CACHE_DIR", "Composer's cache"},
-	{"$CACHE/ccache", "CCACHE_DIR", "ccache"},
-	{"$CACHE/sccache", "SCCACHE_DIR", "sccache"},
+	{Path: ".npm", Env: "npm_config_cache", Why: "npm's cache, npx's packages"},
+	{Path: "$CACHE/yarn", Env: "YARN_CACHE_FOLDER", Why: "yarn 1's cache"},
+	{Path: ".yarn/berry", Why: "yarn 2 and later: the global cache"},
+	{Path: "$XDG_DATA_HOME/pnpm/store", Why: "pnpm's content-addressed store"},
+	{Path: "Library/pnpm/store", Why: "pnpm's store (macOS)"},
+	{Path: "$CACHE/pnpm", Why: "pnpm's metadata cache"},
+	{Path: ".bun/install/cache", Env: "BUN_INSTALL_CACHE_DIR", Why: "bun's cache"},
+	{Path: "$CACHE/node-gyp", Why: "Node headers for native modules"},
+	{Path: "$CACHE/node/corepack", Env: "COREPACK_HOME", Why: "corepack's package managers"},
+	{Path: "$CACHE/deno", Env: "DENO_DIR", Why: "Deno's cache"},
+	{Path: "$CACHE/pip", Env: "PIP_CACHE_DIR", Why: "pip's cache"},
+	{Path: "$CACHE/uv", Env: "UV_CACHE_DIR", Why: "uv's cache"},
+	{Path: ".cache/uv", Why: "uv's cache (macOS too)"},
+	{Path: "$CACHE/pypoetry", Why: "Poetry's cache"},
+	{Path: "$CARGO_HOME/registry", Why: "cargo's registry index and crates"},
+	{Path: "$CARGO_HOME/git", Why: "cargo's git dependencies"},
+	{Path: "$CACHE/go-build", Env: "GOCACHE", Why: "Go's build cache"},
+	{Path: "$GOPATH/pkg/mod", Env: "GOMODCACHE", Why: "Go's module cache (and downloaded toolchains)"},
+	{Path: ".m2/repository", Why: "Maven's local repository"},
+	{Path: "$GRADLE_USER_HOME/caches", Why: "Gradle's caches"},
+	{Path: "$GRADLE_USER_HOME/wrapper", Why: "Gradle wrapper's distributions"},
+	{Path: "$GRADLE_USER_HOME/daemon", Why: "Gradle daemon's registry and logs"},
+	{Path: "$GRADLE_USER_HOME/native", Why: "Gradle's native libraries"},
+	{Path: "$GRADLE_USER_HOME/jdks", Why: "Gradle's toolchains"},
+	{Path: "$GRADLE_USER_HOME/.tmp", Why: "Gradle's temporary files"},
+	{Path: "$CACHE/composer", Env: "COMPOSER_CACHE_DIR", Why: "Composer's cache"},
+	{Path: "$CACHE/ccache", Env: "CCACHE_DIR", Why: "ccache"},
+	{Path: "$CACHE/sccache", Env: "SCCACHE_DIR", Why: "sccache"},
 }
 
 // shellStartup are the files a shell runs at its start (and git's
@@ -157,23 +58,36 @@ var caches = []place{
 // a command that wrote them would run again, unconfined, in the user's
 // next terminal.
 var shellStartup = []place{
-	{".profile", "", "sh and bash login"},
-	{".bashrc", "", "bash"}, {".bash_profile", "", "bash login"}, {".bash_login", "", "bash login"},
-	{".bash_logout", "", "bash logout"},
-	{"$ZDOTDIR/.zshenv", "", "zsh"}, {"$ZDOTDIR/.zshrc", "", "zsh"}, {"$ZDOTDIR/.zprofile", "", "zsh login"},
-	{"$ZDOTDIR/.zlogin", "", "zsh login"}, {"$ZDOTDIR/.zlogout", "", "zsh logout"},
-	{".zshenv", "", "zsh"}, {".zshrc", "", "zsh"}, {".zprofile", "", "zsh login"}, {".zlogin", "", "zsh login"},
-	{"$XDG_CONFIG_HOME/fish/", "", "fish: config.fish, conf.d, functions"},
-	{".kshrc", "", "ksh"}, {".mkshrc", "", "mksh"}, {".cshrc", "", "csh"}, {".tcshrc", "", "tcsh"}, {".login", "", "csh login"},
-	{".gitconfig", "", "git's global config"}, {"$XDG_CONFIG_HOME/git/config", "", "git's global config (XDG place)"},
+	{Path: ".profile", Why: "sh and bash login"},
+	{Path: ".bashrc", Why: "bash"}, {Path: ".bash_profile", Why: "bash login"}, {Path: ".bash_login", Why: "bash login"},
+	{Path: ".bash_logout", Why: "bash logout"},
+	{Path: "$ZDOTDIR/.zshenv", Why: "zsh"}, {Path: "$ZDOTDIR/.zshrc", Why: "zsh"}, {Path: "$ZDOTDIR/.zprofile", Why: "zsh login"},
+	{Path: "$ZDOTDIR/.zlogin", Why: "zsh login"}, {Path: "$ZDOTDIR/.zlogout", Why: "zsh logout"},
+	{Path: ".zshenv", Why: "zsh"}, {Path: ".zshrc", Why: "zsh"}, {Path: ".zprofile", Why: "zsh login"}, {Path: ".zlogin", Why: "zsh login"},
+	{Path: "$XDG_CONFIG_HOME/fish/", Why: "fish: config.fish, conf.d, functions"},
+	{Path: ".kshrc", Why: "ksh"}, {Path: ".mkshrc", Why: "mksh"}, {Path: ".cshrc", Why: "csh"}, {Path: ".tcshrc", Why: "tcsh"}, {Path: ".login", Why: "csh login"},
+	{Path: ".gitconfig", Why: "git's global config"}, {Path: "$XDG_CONFIG_HOME/git/config", Why: "git's global config (XDG place)"},
 }
 
 // SecretPlaces are the files, folders and sockets a confined command
-// finds empty (with a mount namespace) or cannot read (Landlock alone).
-// getenv gives the environment the tools see (os.Getenv, or the login
-// environment); home is the user's home folder.
+// finds empty (with a mount namespace) or cannot read (Landlock alone):
+// the one list of secret places (places.Secrets), each where a variable
+// moves it and where it is by default. getenv gives the environment the
+// tools see (os.Getenv, or the login environment); home is the user's
+// home folder.
 func SecretPlaces(home string, getenv func(string) string) []string {
-	return resolve(secretPlaces, home, getenv)
+	var out []string
+	for _, pl := range places.Secrets {
+		if pl.Pattern() {
+			continue // other processes' environments: the pid namespace keeps them out
+		}
+		for _, path := range pl.Paths(home, getenv) {
+			if path = strings.TrimSuffix(path, "/"); !slices.Contains(out, path) {
+				out = append(out, path)
+			}
+		}
+	}
+	return out
 }
 
 // Caches are the package managers' caches a confined command may write
@@ -182,7 +96,7 @@ func SecretPlaces(home string, getenv func(string) string) []string {
 // variable; not read: settings in the tools' own files (go env -w,
 // .npmrc's cache=).
 func Caches(home string, getenv func(string) string) []string {
-	return resolve(caches, home, getenv)
+	return places.Resolve(caches, home, getenv)
 }
 
 // ProtectedPaths stay read-only even inside writable places: the
@@ -197,7 +111,7 @@ func ProtectedPaths(root, home string, getenv func(string) string) []string {
 func protectedPaths(root, home string, getenv func(string) string, r *reads) []string {
 	out := []string{filepath.Join(root, ".termhelper.toml")}
 	out = append(out, gitProtected(root, home, r)...)
-	return append(out, resolve(shellStartup, home, getenv)...)
+	return append(out, places.Resolve(shellStartup, home, getenv)...)
 }
 
 // GitDirs are the git folders of the repository at root that lie outside
@@ -272,96 +186,6 @@ func makeCache(dir string, r *reads) bool {
 	err := os.Mkdir(dir, 0o700)
 	r.made(dir)
 	return err == nil
-}
-
-// resolve turns the entries into absolute paths for this user: an
-// entry's variable wins when set; "$NAME" prefixes stand for their
-// folders; the rest is relative to home.
-func resolve(list []place, home string, getenv func(string) string) []string {
-	var out []string
-	for _, pl := range list {
-		path := ""
-		if pl.env != "" {
-			path = firstPath(getenv(pl.env))
-		}
-		if path == "" && pl.path != "" {
-			path = expand(pl.path, home, getenv)
-		}
-		if path != "" && filepath.IsAbs(path) && !slices.Contains(out, path) {
-			out = append(out, path)
-		}
-	}
-	return out
-}
-
-// firstPath is a variable's path: the first of a list (GOPATH,
-// KUBECONFIG), or a socket's (DOCKER_HOST=unix:///run/x.sock).
-func firstPath(v string) string {
-	if rest, ok := strings.CutPrefix(v, "unix://"); ok {
-		return rest
-	}
-	v, _, _ = strings.Cut(v, string(filepath.ListSeparator))
-	return v
-}
-
-// expand replaces a leading $NAME with its folder and makes the rest
-// relative to home; a final slash (a folder) is kept.
-func expand(path, home string, getenv func(string) string) string {
-	dir := strings.HasSuffix(path, "/")
-	if strings.HasPrefix(path, "$") {
-		name, rest, _ := strings.Cut(path[1:], "/")
-		base := folder(name, home, getenv)
-		if base == "" {
-			return ""
-		}
-		path = filepath.Join(base, rest)
-	} else if !filepath.IsAbs(path) {
-		if home == "" {
-			return ""
-		}
-		path = filepath.Join(home, path)
-	}
-	if dir {
-		path += "/"
-	}
-	return path
-}
-
-// folder is what a $NAME stands for, with the tools' own defaults.
-func folder(name, home string, getenv func(string) string) string {
-	if v := firstPath(getenv(name)); filepath.IsAbs(v) {
-		return v
-	}
-	if home == "" {
-		return ""
-	}
-	switch name {
-	case "XDG_CONFIG_HOME":
-		return filepath.Join(home, ".config")
-	case "XDG_DATA_HOME":
-		return filepath.Join(home, ".local", "share")
-	case "CACHE":
-		return userCache(home, getenv)
-	case "CARGO_HOME":
-		return filepath.Join(home, ".cargo")
-	case "GOPATH":
-		return filepath.Join(home, "go")
-	case "GRADLE_USER_HOME":
-		return filepath.Join(home, ".gradle")
-	case "ZDOTDIR":
-		return "" // unset: the zsh files in home are listed on their own
-	}
-	return "" // XDG_RUNTIME_DIR and others: only where set
-}
-
-func userCache(home string, getenv func(string) string) string {
-	if runtime.GOOS == "darwin" {
-		return filepath.Join(home, "Library", "Caches")
-	}
-	if v := getenv("XDG_CACHE_HOME"); filepath.IsAbs(v) {
-		return v
-	}
-	return filepath.Join(home, ".cache")
 }
 
 // within returns the place of places that holds path, or "".
