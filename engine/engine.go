@@ -81,6 +81,8 @@ type Engine struct {
 	log  *slog.Logger
 	mgr  *session.Manager
 	env  envCache
+	// dotenv keeps the values of the project's .env files.
+	dotenv dotenvCache
 
 	mu   sync.Mutex
 	host Host
