@@ -34,7 +34,9 @@ func dotenvRoot(t *testing.T) confined {
 // TestDotenvValuesAreMaskedAndReported: a script the policy cannot read
 // into prints the project's .env files, in two writes that cut the
 // values: the values arrive as ********, the settings beside them as
-// they are, and the answer's summary names the files. Masking is all
+// they are, and the answer's summary names the files read and those
+// whose values it masked; a command that reads one and prints nothing
+// of it is reported too, one that only lists them is not. Masking is all
 // there is: a command that prints a value transformed is not caught (the
 // command reads the file itself; docs/protocol.md section 6 says so).
 func TestDotenvValuesAreMaskedAndReported(t *testing.T) {
@@ -49,13 +51,17 @@ func TestDotenvValuesAreMaskedAndReported(t *testing.T) {
 				t.Errorf("%s: output %q lacks %q", mode, r.Output, want)
 			}
 		}
-		if !strings.Contains(r.Summary, "the output held values of .env, .env.local, masked") {
+		if !strings.HasSuffix(r.Summary, " · read .env, .env.local · the output held values of .env, .env.local, masked") {
 			t.Errorf("%s: summary %q does not name the files", mode, r.Summary)
 		}
 	}
-	r := s.c.exec(map[string]any{"command": "echo quiet"})
+	r := s.c.exec(map[string]any{"command": python + ` -c "print(len(open('.env.local').read()))"`})
+	if !strings.HasSuffix(r.Summary, " · read .env.local") {
+		t.Errorf("a command that read .env.local and printed no value: summary %q", r.Summary)
+	}
+	r = s.c.exec(map[string]any{"command": "ls -a; stat .env > /dev/null; echo quiet"})
 	if strings.Contains(r.Summary, ".env") {
-		t.Errorf("a command that printed no value: summary %q", r.Summary)
+		t.Errorf("a command that read no .env file: summary %q", r.Summary)
 	}
 }
 

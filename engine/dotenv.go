@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ type dotenvCache struct {
 	rootMod time.Time // the root folder's change time when names was listed
 	names   []string
 	files   map[string]dotenvFile
+	opens   *opens // who opens them, made at the first listing
 }
 
 type dotenvFile struct {
@@ -59,14 +61,38 @@ func (c *dotenvCache) list(root string) {
 	}
 	c.rootMod, c.names = st.ModTime(), nil
 	if c.files == nil {
-		c.files = map[string]dotenvFile{}
+		c.files, c.opens = map[string]dotenvFile{}, newOpens()
 	}
 	entries, _ := os.ReadDir(root)
 	for _, en := range entries {
 		if isDotenv(en.Name()) && en.Type().IsRegular() {
 			c.names = append(c.names, en.Name())
+			c.opens.watch(root, en.Name())
 		}
 	}
+}
+
+// openedSince lists the .env files some process opened since snap (see
+// opens); snap is nil before the first listing.
+func (c *dotenvCache) openedSince(snap map[string]int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.opens == nil {
+		return nil
+	}
+	out := c.opens.since(snap)
+	slices.Sort(out)
+	return out
+}
+
+// openSnapshot is where the counts of opens stand now.
+func (c *dotenvCache) openSnapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.opens == nil {
+		return nil
+	}
+	return c.opens.snapshot()
 }
 
 // isDotenv: .env, .env.local, .env.production..., not an example.
@@ -91,21 +117,15 @@ func (c *dotenvCache) read(path, name string, names []string) []string {
 	if f, ok := c.files[name]; ok && f.size == st.Size() && f.mod.Equal(st.ModTime()) {
 		return f.values
 	}
-	data, err := readSmall(path)
+	if lst, err := os.Lstat(path); err != nil || lst.Mode()&fs.ModeSymlink != 0 {
+		return nil // the helper reads only what it meant to, not a link's target
+	}
+	c.opens.selfOpen(name)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
 	f := dotenvFile{size: st.Size(), mod: st.ModTime(), values: mask.DotenvValues(data, names)}
 	c.files[name] = f
 	return f.values
-}
-
-// readSmall reads a regular file without following a link at its end
-// (a .env that points at ~/.ssh/id_rsa would mask a key's lines, harmless,
-// but the helper reads only what it meant to).
-func readSmall(path string) ([]byte, error) {
-	if st, err := os.Lstat(path); err != nil || st.Mode()&fs.ModeSymlink != 0 {
-		return nil, fs.ErrInvalid
-	}
-	return os.ReadFile(path)
 }

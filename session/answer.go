@@ -181,6 +181,9 @@ func (s *Session) finalAnswerLocked() Result {
 	s.closeStreamsLocked()
 	r.Denied = s.deniedLocked()
 	r.Masked = s.maskedLocked()
+	if s.watcher != nil {
+		r.Opened = s.watcher.Opened()
+	}
 	return r
 }
 
@@ -263,13 +266,17 @@ func summary(r Result) string {
 	return fmt.Sprintf("exit %d · %s", r.Exit.Code, FormatDuration(r.Duration))
 }
 
-// maskedNote tells that the output held values of the project's .env
-// files, which the model sees as ********.
+// maskedNote tells that the command opened the project's .env files, and
+// that the output held their values, which the model sees as ********.
 func maskedNote(r Result) string {
-	if len(r.Masked) == 0 {
-		return ""
+	note := ""
+	if len(r.Opened) > 0 {
+		note = " · read " + strings.Join(r.Opened, ", ")
 	}
-	return " · the output held values of " + strings.Join(r.Masked, ", ") + ", masked"
+	if len(r.Masked) > 0 {
+		note += " · the output held values of " + strings.Join(r.Masked, ", ") + ", masked"
+	}
+	return note
 }
 
 // FormatDuration writes 412ms, 1.3s or 2m5s.

@@ -72,6 +72,9 @@ type Watcher interface {
 	Line(line string)
 	// Denied lists what was refused so far.
 	Denied() []sandbox.Denial
+	// Opened lists the watched files (the project's .env files) opened
+	// while the command ran.
+	Opened() []string
 	Close()
 }
 
@@ -108,8 +111,9 @@ type Result struct {
 	// answers: its process's sandbox and the Watcher together.
 	Denied []sandbox.Denial
 	// Masked names the MaskFiles whose values the output held, masked,
-	// on finished answers.
-	Masked []string
+	// and Opened the watched files opened while the command ran (see
+	// Watcher), on finished answers.
+	Masked, Opened []string
 	// Screen is set on an alive answer whose Output is the screen as a
 	// person sees it (a full-screen program, or a page drawn by cursor
 	// address) rather than the lines printed since the last answer.
