@@ -14,7 +14,11 @@ import (
 
 // place is a default entry: a path (relative to home unless absolute), or
 // the value of env when it is set, and why it is listed.
-type place = places.Place
+type place struct {
+	path string
+	env  string // an environment variable that moves it, if any
+	why  string
+}
 
 // caches are the package managers' caches a command may write, so that
 // installs and builds work confined. They are shared with the user's own
@@ -23,34 +27,34 @@ type place = places.Place
 // stays read-only. $CACHE is the user's cache folder ($XDG_CACHE_HOME,
 // ~/.cache, or ~/Library/Caches on macOS).
 var caches = []place{
-	{Path: ".npm", Env: "npm_config_cache", Why: "npm's cache, npx's packages"},
-	{Path: "$CACHE/yarn", Env: "YARN_CACHE_FOLDER", Why: "yarn 1's cache"},
-	{Path: ".yarn/berry", Why: "yarn 2 and later: the global cache"},
-	{Path: "$XDG_DATA_HOME/pnpm/store", Why: "pnpm's content-addressed store"},
-	{Path: "Library/pnpm/store", Why: "pnpm's store (macOS)"},
-	{Path: "$CACHE/pnpm", Why: "pnpm's metadata cache"},
-	{Path: ".bun/install/cache", Env: "BUN_INSTALL_CACHE_DIR", Why: "bun's cache"},
-	{Path: "$CACHE/node-gyp", Why: "Node headers for native modules"},
-	{Path: "$CACHE/node/corepack", Env: "COREPACK_HOME", Why: "corepack's package managers"},
-	{Path: "$CACHE/deno", Env: "DENO_DIR", Why: "Deno's cache"},
-	{Path: "$CACHE/pip", Env: "PIP_CACHE_DIR", Why: "pip's cache"},
-	{Path: "$CACHE/uv", Env: "UV_CACHE_DIR", Why: "uv's cache"},
-	{Path: ".cache/uv", Why: "uv's cache (macOS too)"},
-	{Path: "$CACHE/pypoetry", Why: "Poetry's cache"},
-	{Path: "$CARGO_HOME/registry", Why: "cargo's registry index and crates"},
-	{Path: "$CARGO_HOME/git", Why: "cargo's git dependencies"},
-	{Path: "$CACHE/go-build", Env: "GOCACHE", Why: "Go's build cache"},
-	{Path: "$GOPATH/pkg/mod", Env: "GOMODCACHE", Why: "Go's module cache (and downloaded toolchains)"},
-	{Path: ".m2/repository", Why: "Maven's local repository"},
-	{Path: "$GRADLE_USER_HOME/caches", Why: "Gradle's caches"},
-	{Path: "$GRADLE_USER_HOME/wrapper", Why: "Gradle wrapper's distributions"},
-	{Path: "$GRADLE_USER_HOME/daemon", Why: "Gradle daemon's registry and logs"},
-	{Path: "$GRADLE_USER_HOME/native", Why: "Gradle's native libraries"},
-	{Path: "$GRADLE_USER_HOME/jdks", Why: "Gradle's toolchains"},
-	{Path: "$GRADLE_USER_HOME/.tmp", Why: "Gradle's temporary files"},
-	{Path: "$CACHE/composer", Env: "COMPOSER_CACHE_DIR", Why: "Composer's cache"},
-	{Path: "$CACHE/ccache", Env: "CCACHE_DIR", Why: "ccache"},
-	{Path: "$CACHE/sccache", Env: "SCCACHE_DIR", Why: "sccache"},
+	{".npm", "npm_config_cache", "npm's cache, npx's packages"},
+	{"$CACHE/yarn", "YARN_CACHE_FOLDER", "yarn 1's cache"},
+	{".yarn/berry", "", "yarn 2 and later: the global cache"},
+	{"$XDG_DATA_HOME/pnpm/store", "", "pnpm's content-addressed store"},
+	{"Library/pnpm/store", "", "pnpm's store (macOS)"},
+	{"$CACHE/pnpm", "", "pnpm's metadata cache"},
+	{".bun/install/cache", "BUN_INSTALL_CACHE_DIR", "bun's cache"},
+	{"$CACHE/node-gyp", "", "Node headers for native modules"},
+	{"$CACHE/node/corepack", "COREPACK_HOME", "corepack's package managers"},
+	{"$CACHE/deno", "DENO_DIR", "Deno's cache"},
+	{"$CACHE/pip", "PIP_CACHE_DIR", "pip's cache"},
+	{"$CACHE/uv", "UV_CACHE_DIR", "uv's cache"},
+	{".cache/uv", "", "uv's cache (macOS too)"},
+	{"$CACHE/pypoetry", "", "Poetry's cache"},
+	{"$CARGO_HOME/registry", "", "cargo's registry index and crates"},
+	{"$CARGO_HOME/git", "", "cargo's git dependencies"},
+	{"$CACHE/go-build", "GOCACHE", "Go's build cache"},
+	{"$GOPATH/pkg/mod", "GOMODCACHE", "Go's module cache (and downloaded toolchains)"},
+	{".m2/repository", "", "Maven's local repository"},
+	{"$GRADLE_USER_HOME/caches", "", "Gradle's caches"},
+	{"$GRADLE_USER_HOME/wrapper", "", "Gradle wrapper's distributions"},
+	{"$GRADLE_USER_HOME/daemon", "", "Gradle daemon's registry and logs"},
+	{"$GRADLE_USER_HOME/native", "", "Gradle's native libraries"},
+	{"$GRADLE_USER_HOME/jdks", "", "Gradle's toolchains"},
+	{"$GRADLE_USER_HOME/.tmp", "", "Gradle's temporary files"},
+	{"$CACHE/composer", "COMPOSER_CACHE_DIR", "Composer's cache"},
+	{"$CACHE/ccache", "CCACHE_DIR", "ccache"},
+	{"$CACHE/sccache", "SCCACHE_DIR", "sccache"},
 }
 
 // shellStartup are the files a shell runs at its start (and git's
@@ -58,15 +62,15 @@ var caches = []place{
 // a command that wrote them would run again, unconfined, in the user's
 // next terminal.
 var shellStartup = []place{
-	{Path: ".profile", Why: "sh and bash login"},
-	{Path: ".bashrc", Why: "bash"}, {Path: ".bash_profile", Why: "bash login"}, {Path: ".bash_login", Why: "bash login"},
-	{Path: ".bash_logout", Why: "bash logout"},
-	{Path: "$ZDOTDIR/.zshenv", Why: "zsh"}, {Path: "$ZDOTDIR/.zshrc", Why: "zsh"}, {Path: "$ZDOTDIR/.zprofile", Why: "zsh login"},
-	{Path: "$ZDOTDIR/.zlogin", Why: "zsh login"}, {Path: "$ZDOTDIR/.zlogout", Why: "zsh logout"},
-	{Path: ".zshenv", Why: "zsh"}, {Path: ".zshrc", Why: "zsh"}, {Path: ".zprofile", Why: "zsh login"}, {Path: ".zlogin", Why: "zsh login"},
-	{Path: "$XDG_CONFIG_HOME/fish/", Why: "fish: config.fish, conf.d, functions"},
-	{Path: ".kshrc", Why: "ksh"}, {Path: ".mkshrc", Why: "mksh"}, {Path: ".cshrc", Why: "csh"}, {Path: ".tcshrc", Why: "tcsh"}, {Path: ".login", Why: "csh login"},
-	{Path: ".gitconfig", Why: "git's global config"}, {Path: "$XDG_CONFIG_HOME/git/config", Why: "git's global config (XDG place)"},
+	{".profile", "", "sh and bash login"},
+	{".bashrc", "", "bash"}, {".bash_profile", "", "bash login"}, {".bash_login", "", "bash login"},
+	{".bash_logout", "", "bash logout"},
+	{"$ZDOTDIR/.zshenv", "", "zsh"}, {"$ZDOTDIR/.zshrc", "", "zsh"}, {"$ZDOTDIR/.zprofile", "", "zsh login"},
+	{"$ZDOTDIR/.zlogin", "", "zsh login"}, {"$ZDOTDIR/.zlogout", "", "zsh logout"},
+	{".zshenv", "", "zsh"}, {".zshrc", "", "zsh"}, {".zprofile", "", "zsh login"}, {".zlogin", "", "zsh login"},
+	{"$XDG_CONFIG_HOME/fish/", "", "fish: config.fish, conf.d, functions"},
+	{".kshrc", "", "ksh"}, {".mkshrc", "", "mksh"}, {".cshrc", "", "csh"}, {".tcshrc", "", "tcsh"}, {".login", "", "csh login"},
+	{".gitconfig", "", "git's global config"}, {"$XDG_CONFIG_HOME/git/config", "", "git's global config (XDG place)"},
 }
 
 // SecretPlaces are the files, folders and sockets a confined command
@@ -96,7 +100,7 @@ func SecretPlaces(home string, getenv func(string) string) []string {
 // variable; not read: settings in the tools' own files (go env -w,
 // .npmrc's cache=).
 func Caches(home string, getenv func(string) string) []string {
-	return places.Resolve(caches, home, getenv)
+	return resolve(caches, home, getenv)
 }
 
 // ProtectedPaths stay read-only even inside writable places: the
@@ -111,7 +115,7 @@ func ProtectedPaths(root, home string, getenv func(string) string) []string {
 func protectedPaths(root, home string, getenv func(string) string, r *reads) []string {
 	out := []string{filepath.Join(root, ".termhelper.toml")}
 	out = append(out, gitProtected(root, home, r)...)
-	return append(out, places.Resolve(shellStartup, home, getenv)...)
+	return append(out, resolve(shellStartup, home, getenv)...)
 }
 
 // GitDirs are the git folders of the repository at root that lie outside
@@ -186,6 +190,16 @@ func makeCache(dir string, r *reads) bool {
 	err := os.Mkdir(dir, 0o700)
 	r.made(dir)
 	return err == nil
+}
+
+// resolve turns the entries into absolute paths for this user (see
+// places.Resolve).
+func resolve(list []place, home string, getenv func(string) string) []string {
+	pl := make([]places.Place, len(list))
+	for i, p := range list {
+		pl[i] = places.Place{Path: p.path, Env: p.env, Why: p.why}
+	}
+	return places.Resolve(pl, home, getenv)
 }
 
 // within returns the place of places that holds path, or "".
