@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -75,10 +76,18 @@ func TestSandboxWithholdsMaskedVariables(t *testing.T) {
 	if how := leaked(r.Output, secret); how != "" {
 		t.Errorf("python: the key reached the host %s: %q", how, r.Output)
 	}
-	s.c.onRequest = func(m message) any { return map[string]string{"decision": "allow"} }
+	var asked atomic.Int32
+	s.c.onRequest = func(m message) any {
+		asked.Add(1)
+		return map[string]string{"decision": "allow"}
+	}
 	s.c.call("initialize", map[string]any{"capabilities": map[string]any{"approval": true}})
+	r = s.c.exec(map[string]any{"command": "printenv OPENAI_API_KEY | rev"})
+	if asked.Load() != 0 || !strings.Contains(r.Output, reversed("termhelper-masked:OPENAI_API_KEY")) {
+		t.Errorf("confined, a read of the placeholder is not asked about: asked %d, %s", asked.Load(), describe(r))
+	}
 	r = s.c.exec(map[string]any{"command": "gh release create v1"})
-	if !strings.Contains(r.Output, "gh got "+reversed(secret)) {
-		t.Errorf("approved and unconfined, the line should get the real key: %s", describe(r))
+	if asked.Load() != 1 || !strings.Contains(r.Output, "gh got "+reversed(secret)) {
+		t.Errorf("approved and unconfined, the line should get the real key: asked %d, %s", asked.Load(), describe(r))
 	}
 }
