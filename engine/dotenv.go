@@ -95,6 +95,15 @@ func (c *dotenvCache) openSnapshot() map[string]int {
 	return c.opens.snapshot()
 }
 
+// close stops watching the files.
+func (c *dotenvCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.opens != nil {
+		c.opens.close()
+	}
+}
+
 // isDotenv: .env, .env.local, .env.production..., not an example.
 func isDotenv(name string) bool {
 	if name != ".env" && !strings.HasPrefix(name, ".env.") {

@@ -11,3 +11,4 @@ func (o *opens) watch(root, name string) bool  { return false }
 func (o *opens) selfOpen(name string)          {}
 func (o *opens) snapshot() map[string]int      { return nil }
 func (o *opens) since(map[string]int) []string { return nil }
+func (o *opens) close()                        {}
