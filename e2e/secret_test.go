@@ -88,7 +88,8 @@ func TestSecretInputNeverReachesTheModel(t *testing.T) {
 // The values of the helper's own secret-looking environment variables,
 // and of those the config names in mask_env, are masked wherever a
 // command prints them. This needs the engine to fill each command's
-// session.Spec.Mask from mask.SecretValues.
+// session.Spec.Mask from mask.SecretValues. With the sandbox off: a
+// confined command gets placeholders instead (TestSandboxWithholdsMaskedVariables).
 func TestEnvironmentSecretsNeverReachTheModel(t *testing.T) {
 	const key = "sk-e2e-4f8a9c2e1b7d6f3a0e5c9b8a"
 	const dsn = "postgres://app:pa55w0rd@db/app"
@@ -99,7 +100,7 @@ func TestEnvironmentSecretsNeverReachTheModel(t *testing.T) {
 			cfgDir := filepath.Join(root, ".cfg-"+t.Name())
 			must(t, os.MkdirAll(cfgDir, 0o700))
 			must(t, os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("mask_env = [\"TEST_DSN\"]\n"), 0o600))
-			c := start(t, fr, root, nil, withEnv("TEST_OPENAI_API_KEY="+key, "TEST_DSN="+dsn))
+			c := start(t, fr, root, nil, withEnv("TEST_OPENAI_API_KEY="+key, "TEST_DSN="+dsn), sandboxOff)
 			_, rerr := c.call("initialize", map[string]any{"capabilities": map[string]bool{"outputStream": true}})
 			require.Nil(t, rerr)
 			for _, mode := range []string{"pty", "pipes"} {

@@ -53,8 +53,9 @@ func (e *Engine) confinementFor(requested string) (confinement, error) {
 	return c, nil
 }
 
-// confine applies c to spec: the plan, TMPDIR, and a watcher that gives
-// the command its egress listener and reads its refusals.
+// confine applies c to spec: the plan, TMPDIR, placeholders for the
+// masked variables (see WithheldPrefix), and a watcher that gives the
+// command its egress listener and reads its refusals.
 func (e *Engine) confine(spec *session.Spec, c confinement, p RunParams, ask egress.Asker) {
 	if !c.confined() {
 		return
@@ -68,7 +69,7 @@ func (e *Engine) confine(spec *session.Spec, c confinement, p RunParams, ask egr
 	if _, set := p.Env["TMPDIR"]; !set && plan.TempDir != "" {
 		tmp["TMPDIR"] = &plan.TempDir
 	}
-	spec.Env = platform.Overlay(spec.Env, platform.FoldEnvCase, tmp)
+	spec.Env = platform.Overlay(spec.Env, platform.FoldEnvCase, tmp, e.withheld(p.Env))
 	proxy := e.opts.Sandbox.Proxy
 	if c.network != sandbox.NetworkProxy {
 		proxy = nil

@@ -81,6 +81,8 @@ type Engine struct {
 	log  *slog.Logger
 	mgr  *session.Manager
 	env  envCache
+	// dotenv keeps the values of the project's .env files.
+	dotenv dotenvCache
 
 	planted planted
 
@@ -145,7 +147,10 @@ func (e *Engine) SetSink(s Sink) {
 
 // Close ends every session's process tree and refuses new commands. It is
 // safe to call more than once.
-func (e *Engine) Close() { e.mgr.Close() }
+func (e *Engine) Close() {
+	e.mgr.Close()
+	e.dotenv.close()
+}
 
 // Root is the project root.
 func (e *Engine) Root() string { return e.opts.Root }

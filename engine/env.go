@@ -18,6 +18,7 @@ type envCache struct {
 	mu       sync.Mutex
 	src, out []string // the last base environment, and it prepared
 	secrets  []string // the values in it that are masked wherever printed
+	names    []string // the names of the variables holding them
 }
 
 // commandEnv layers, lowest first: the base environment, the
@@ -63,9 +64,10 @@ func (e *Engine) preparedEnv() ([]string, []string) {
 	if c.out == nil || !sameSlice(base, c.src) {
 		c.src = base
 		c.out = platform.MergeEnv(base, platform.FoldEnvCase, platform.DefaultsFor(base))
-		c.secrets = nil
+		c.secrets, c.names = nil, nil
 		if !e.opts.Config.MaskEnvOff {
 			c.secrets = mask.SecretValues(base, e.opts.Config.MaskEnv)
+			c.names = mask.SecretNames(c.out, e.opts.Config.MaskEnv)
 		}
 	}
 	return c.out, c.secrets

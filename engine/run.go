@@ -104,6 +104,7 @@ func (e *Engine) buildSpec(p RunParams) (session.Spec, time.Duration, error) {
 		},
 		Command:    p.Command,
 		Mask:       secrets,
+		MaskFiles:  e.dotenvSecrets(),
 		Background: p.Background,
 		Timeout:    e.timeout(p),
 		// The default cap of a foreground command counts again from each

@@ -16,6 +16,8 @@ import (
 type watcher struct {
 	refusals *refusals
 	listener *egress.Listener // nil: the network is not proxied
+	dotenv   *dotenvCache
+	opened   map[string]int // the opens of the .env files when it started
 }
 
 // watch makes a confined session's watcher: with a proxy, the session's
@@ -23,7 +25,7 @@ type watcher struct {
 // environment, so a request's env cannot take them away.
 func (e *Engine) watch(id string, ps *platform.Spec, command string, plan sandbox.Plan, home string,
 	proxy *egress.Proxy, ask egress.Asker) (session.Watcher, error) {
-	w := &watcher{refusals: newRefusals(plan, home)}
+	w := &watcher{refusals: newRefusals(plan, home), dotenv: &e.dotenv, opened: e.dotenv.openSnapshot()}
 	if proxy == nil {
 		return w, nil
 	}
@@ -53,6 +55,11 @@ func (w *watcher) Denied() []sandbox.Denial {
 	}
 	return append(out, w.refusals.list()...)
 }
+
+// Opened lists the project's .env files opened while the command ran:
+// by it, or by another program at the same time (inotify does not say
+// which process opened a file).
+func (w *watcher) Opened() []string { return w.dotenv.openedSince(w.opened) }
 
 func (w *watcher) Close() {
 	if w.listener != nil {

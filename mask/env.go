@@ -36,14 +36,30 @@ var notSecret = []string{"true", "false", "yes", "no", "on", "off", "enabled", "
 func SecretValues(env []string, names []string) []string {
 	var out []string
 	for _, kv := range env {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !secretName(name, names) || !secretValue(value) {
-			continue
+		if name, value, ok := strings.Cut(kv, "="); ok && IsSecret(name, value, names) {
+			out = append(out, value)
 		}
-		out = append(out, value)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// SecretNames returns the names of the variables of env whose values
+// SecretValues masks, in env's order.
+func SecretNames(env []string, names []string) []string {
+	var out []string
+	for _, kv := range env {
+		if name, value, ok := strings.Cut(kv, "="); ok && IsSecret(name, value, names) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// IsSecret reports whether the variable name=value is masked: its name
+// looks secret (or is one of names) and its value is no setting word.
+func IsSecret(name, value string, names []string) bool {
+	return secretName(name, names) && secretValue(value)
 }
 
 func secretName(name string, extra []string) bool {

@@ -58,7 +58,7 @@ func (f *filter) find(buf []byte, spans []span) []span {
 			s := f.secrets[c.secret]
 			i := p - c.off
 			if i >= 0 && i+len(s) <= len(buf) && bytes.Equal(buf[i:i+len(s)], s) {
-				spans = append(spans, span{i, i + len(s)})
+				spans = append(spans, span{i, i + len(s), c.secret})
 			}
 		}
 	}

@@ -30,9 +30,11 @@ type Masker struct {
 	secrets [][]byte
 	maxLen  int
 	first   [256]bool // the first bytes of the secrets
-	short   [][]byte  // secrets too short for the filter: searched one by one
+	short   []int     // secrets too short for the filter: searched one by one
+	long    []int     // the secrets the filter finds, by the filter's numbers
 	filter  *filter   // finds the longer ones in one pass
 	stale   bool      // secrets were added since short and filter were made
+	seen    []bool    // which secrets were found
 
 	held        []byte // the undecided tail of the input
 	pre         int    // leading bytes of held already known to be masked
@@ -43,7 +45,10 @@ type Masker struct {
 	proj        projection // the visible text of the bytes at hand
 }
 
-type span struct{ start, end int }
+// span is a run of visible bytes to mask: an occurrence of a secret (its
+// number where it was found, the filter's or the Masker's), or -1 for a
+// run decided before.
+type span struct{ start, end, secret int }
 
 // New returns a Masker for secrets; empty ones are ignored.
 func New(secrets []string) *Masker {
@@ -62,6 +67,7 @@ func (m *Masker) Add(secret string) {
 		return
 	}
 	m.secrets = append(m.secrets, []byte(secret))
+	m.seen = append(m.seen, false)
 	m.maxLen = max(m.maxLen, len(secret))
 	m.first[secret[0]] = true
 	m.stale = true
@@ -69,18 +75,27 @@ func (m *Masker) Add(secret string) {
 
 // index prepares the search after secrets were added.
 func (m *Masker) index() {
-	m.short, m.filter, m.stale = m.short[:0], nil, false
+	m.short, m.long, m.filter, m.stale = m.short[:0], m.long[:0], nil, false
 	var long [][]byte
-	for _, s := range m.secrets {
+	for i, s := range m.secrets {
 		if len(s) < minFiltered {
-			m.short = append(m.short, s)
+			m.short = append(m.short, i)
 		} else {
+			m.long = append(m.long, i)
 			long = append(long, s)
 		}
 	}
 	if len(long) > 0 {
 		m.filter = newFilter(long)
 	}
+}
+
+// Seen reports whether secret was found in the output so far (a secret
+// not added reports false).
+func (m *Masker) Seen(secret string) bool {
+	secret = visible(secret)
+	i := slices.IndexFunc(m.secrets, func(s []byte) bool { return string(s) == secret })
+	return i >= 0 && m.seen[i]
 }
 
 // Active reports whether there is anything to mask.
@@ -128,7 +143,7 @@ func (m *Masker) process(buf []byte, final bool) []byte {
 	}
 	if !final && len(buf)-p.raw(cut) > maxHeld {
 		p.project(buf, true)
-		spans = append(m.find(p.vis), span{cut, len(p.vis)})
+		spans = append(m.find(p.vis), span{cut, len(p.vis), -1})
 		cut = len(p.vis)
 	}
 	return m.emit(buf, spans, cut)
@@ -194,21 +209,27 @@ func (m *Masker) invisibleIn(out, buf []byte, start, end int) []byte {
 func (m *Masker) find(buf []byte) []span {
 	spans := m.spans[:0]
 	if m.pre > 0 {
-		spans = append(spans, span{0, m.pre})
+		spans = append(spans, span{0, m.pre, -1})
 	}
 	if m.stale {
 		m.index()
 	}
 	if m.filter != nil {
+		from := len(spans)
 		spans = m.filter.find(buf, spans)
+		for _, sp := range spans[from:] {
+			m.seen[m.long[sp.secret]] = true
+		}
 	}
-	for _, s := range m.short {
+	for _, k := range m.short {
+		s := m.secrets[k]
 		for off := 0; ; {
 			i := bytes.Index(buf[off:], s)
 			if i < 0 {
 				break
 			}
-			spans = append(spans, span{off + i, off + i + len(s)})
+			spans = append(spans, span{off + i, off + i + len(s), k})
+			m.seen[k] = true
 			off += i + 1
 		}
 	}

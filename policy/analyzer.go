@@ -31,6 +31,9 @@ type analyzer struct {
 	bound    map[*syntax.Stmt]bool
 	allow    [][]string // the config's allow list: word prefixes
 	always   [][]string // the "always" entries, read once per check (matchAlways)
+	// reqEnv: the request's own variables, which reach a confined command
+	// as they are (the helper's own secret ones it gets as placeholders).
+	reqEnv map[string]*string
 }
 
 // cmd is one simple command: its words after quote removal, the
@@ -68,6 +71,7 @@ func (p *Policy) analyze(r *report, command, dir string, reqEnv map[string]*stri
 		allow:    splitEntries(p.cfg.Policy.Allow),
 		always:   splitEntries(p.alwaysEntries()),
 		env:      &shellEnv{home: p.home, cwd: dir, vars: vars, ppid: strconv.Itoa(p.procs.helperPID)},
+		reqEnv:   reqEnv,
 	}
 	a.run(command)
 }
@@ -101,7 +105,7 @@ func (a *analyzer) nested(code, where string, env *shellEnv, kind shellKind, bou
 		return
 	}
 	sub := &analyzer{p: a.p, r: a.r, env: env, depth: a.depth + 1, where: where, guessing: a.guessing,
-		allow: a.allow, always: a.always, kind: kind, langs: kind.langs(), outBound: bound}
+		allow: a.allow, always: a.always, kind: kind, langs: kind.langs(), outBound: bound, reqEnv: a.reqEnv}
 	sub.run(code)
 }
 
@@ -296,7 +300,7 @@ func (a *analyzer) decl(s *syntax.Stmt, d *syntax.DeclClause) {
 		if !as.Naked {
 			a.track(asg)
 			if strings.Contains(flags, "n") && a.p.secretVar(asg.val.text) {
-				a.askSecret(asg.raw, text, "makes a name for "+asg.val.text+secretWhy)
+				a.askSecretVar(asg.raw, text, "makes a name for "+asg.val.text+secretWhy, asg.val.text)
 			}
 		}
 		a.checkVar(asg, text, d.Variant.Value != "export" && !strings.Contains(flags, "x"))

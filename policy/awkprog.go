@@ -265,11 +265,11 @@ func awkRule(a *analyzer, c cmd) {
 	for _, p := range progs {
 		fx := awkProgram(p.text)
 		if fx.envAny {
-			a.askSecret(p.raw, c.text, "reads every variable's value (ENVIRON), where masking cannot follow it")
+			a.askSecretVar(p.raw, c.text, "reads every variable's value (ENVIRON), where masking cannot follow it", "")
 		}
 		for _, name := range fx.env {
 			if a.p.secretVar(name) {
-				a.askSecret(p.raw, c.text, "reads the value of "+name+secretWhy)
+				a.askSecretVar(p.raw, c.text, "reads the value of "+name+secretWhy, name)
 			}
 		}
 	}

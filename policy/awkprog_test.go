@@ -38,7 +38,11 @@ func TestAwkProgramsThatRunOrWrite(t *testing.T) {
 	for line, why := range map[string]string{`awk 'BEGIN{while((getline l < ".env")>0) print l}'`: ".env",
 		`awk 'BEGIN{print substr(ENVIRON["API_TOKEN"],1,4)}'`:          "API_TOKEN",
 		`awk 'BEGIN{for(k in ENVIRON) print k, substr(ENVIRON[k],9)}'`: "ENVIRON"} {
-		if v := p.Judge(line, root, Judging{Trusted: true, Sandboxed: true}); v.Decision != Ask || !containsReason(v, why) {
+		// The request's own API_TOKEN reaches a confined command as it is
+		// (the helper's own would be a placeholder).
+		token := "sk-real-value-0123456789"
+		j := Judging{Trusted: true, Sandboxed: true, Env: map[string]*string{"API_TOKEN": &token}}
+		if v := p.Judge(line, root, j); v.Decision != Ask || !containsReason(v, why) {
 			t.Errorf("%q is a read of a secret, in a sandbox too: %+v", line, v)
 		}
 	}

@@ -71,7 +71,8 @@ func TestSandboxedJudgement(t *testing.T) {
 		{"python3 -c 'print(1)'", Allow, false},
 		{"cat .env", Ask, false},
 		{"grep -r password ~", Ask, false},
-		{"printenv GITHUB_TOKEN", Ask, false},
+		{"printenv GITHUB_TOKEN", Allow, false}, // confined, it has a placeholder
+		{"printenv GITHUB_TOKEN | rev && npm publish", Ask, true},
 		{"npm publish", Ask, true},
 		{"npm test && npm publish", Ask, true},
 		{"git push", Allow, true},

@@ -297,10 +297,10 @@ func jqRule(a *analyzer, c cmd) {
 	for _, m := range jqEnv.FindAllStringSubmatch(prog.text, -1) {
 		switch {
 		case m[1] == "":
-			a.askSecret(prog.raw, c.text, "reads every variable's value ($ENV, env), where masking cannot follow it")
+			a.askSecretVar(prog.raw, c.text, "reads every variable's value ($ENV, env), where masking cannot follow it", "")
 			return
 		case a.p.secretVar(m[1]):
-			a.askSecret(prog.raw, c.text, "reads the value of "+m[1]+secretWhy)
+			a.askSecretVar(prog.raw, c.text, "reads the value of "+m[1]+secretWhy, m[1])
 		}
 	}
 }

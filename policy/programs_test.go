@@ -86,8 +86,13 @@ func TestJqReadsTheEnvironment(t *testing.T) {
 	}
 	for _, line := range []string{"jq -n 'env.OPENAI_API_KEY[3:12]'", "jq -n '$ENV.OPENAI_API_KEY | explode'",
 		"jq -n 'env | tostring | .[0:4000]'", "jq -n '$ENV[\"GITHUB_TOKEN\"]'", "jq -n '[env[]] | join(\",\")'"} {
-		if v := p.Judge(line, testRoot, Judging{Trusted: true, Sandboxed: true}); v.Decision != Ask {
+		if v := p.Judge(line, testRoot, Judging{Trusted: true}); v.Decision != Ask {
 			t.Errorf("%q: %+v, want ask", line, v)
+		}
+		token := "sk-real-value-0123456789"
+		reqEnv := map[string]*string{"OPENAI_API_KEY": &token, "GITHUB_TOKEN": &token}
+		if v := p.Judge(line, testRoot, Judging{Trusted: true, Sandboxed: true, Env: reqEnv}); v.Decision != Ask {
+			t.Errorf("%q confined, the request's env setting the key: %+v, want ask", line, v)
 		}
 	}
 	for _, line := range []string{"jq -n 'env.HOME'", "jq '.env.API_KEY' package.json", "jq -r '.scripts.test' package.json"} {

@@ -1,27 +1,43 @@
 package policy
 
-import "github.com/termhelper/termhelper/config"
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
-// secretPaths are read-protected whatever the config says: what they hold
-// lets whoever reads it act as the user (keys, tokens, cloud credentials).
-// The syntax is that of the config's protected_paths.
-var secretPaths = []string{
-	".env*", ".ssh/", "~/.ssh/",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk", "*.kdbx",
-	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
-	".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".my.cnf", ".htpasswd",
-	"credentials.json", "kubeconfig", "*.kubeconfig", ".vault-token",
-	".aws/", ".azure/", ".kube/", ".gnupg/",
-	"~/.docker/config.json", "~/.config/gcloud/", "~/.config/gh/", "~/.config/hub",
-	"~/.password-store/", "~/.local/share/keyrings/", "~/.cargo/credentials", "~/.cargo/credentials.toml",
-	"~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.config/rclone/",
-	"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/",
-	// The environments of processes, and shell histories, which hold the
-	// tokens people typed.
-	"/proc/*/environ", "/proc/*/task/*/environ",
-	"~/.bash_history", "~/.zsh_history", "~/.sh_history", "~/.histfile", "~/.python_history",
-	"~/.node_repl_history", "~/.psql_history", "~/.mysql_history", "~/.sqlite_history",
-	"~/.local/share/fish/fish_history",
+	"github.com/termhelper/termhelper/config"
+	"github.com/termhelper/termhelper/places"
+)
+
+// secretPatterns are read-protected whatever the config says: the one
+// list of secret places (places.Secrets), in the syntax of the config's
+// protected_paths. A place a variable moves is protected both where the
+// helper's environment puts it and where it is by default: the command
+// may run with either.
+func secretPatterns(home string, getenv func(string) string) []string {
+	var out []string
+	for _, pl := range places.Secrets {
+		if pl.Name != "" {
+			out = append(out, pl.Name)
+		}
+		for _, p := range pl.Paths(home, getenv) {
+			if !slices.Contains(out, tilde(p, home)) {
+				out = append(out, tilde(p, home))
+			}
+		}
+	}
+	return out
+}
+
+// tilde writes a path under home as "~/...", as a person would (the
+// reasons name the pattern).
+func tilde(p, home string) string {
+	p = filepath.ToSlash(p)
+	if h := strings.TrimSuffix(filepath.ToSlash(home), "/"); h != "" && strings.HasPrefix(p, h+"/") {
+		return "~/" + p[len(h)+1:]
+	}
+	return p
 }
 
 // writeOnly are default protected paths that are protected from writes
@@ -34,7 +50,7 @@ var writeOnly = map[string]bool{".git/": true, config.FileName: true}
 // secret).
 func newReadProtector(pc config.PolicyConfig, root, home string, fold bool) *protector {
 	pr := &protector{globAll: true, fold: fold}
-	for _, raw := range secretPaths {
+	for _, raw := range secretPatterns(home, os.Getenv) {
 		pr.add(raw, root, home)
 	}
 	for _, raw := range pc.ProtectedPaths {

@@ -29,6 +29,21 @@ func (p *Policy) secretVar(name string) bool {
 
 const secretWhy = ", a secret variable: masking hides its value only when it shows whole"
 
+// askSecretVar records a read of the value of the secret variable name
+// ("": of every variable). A confined command has the helper's own
+// secret variables as placeholders (termhelper-masked:NAME), so the
+// sandbox holds such a read; a value the request's env sets reaches the
+// command as it is, and stays asked about.
+func (a *analyzer) askSecretVar(part, in, why, name string) {
+	class := askSoft
+	for n, v := range a.reqEnv {
+		if v != nil && (n == name || name == "" && a.p.secretVar(n)) {
+			class = askSecret
+		}
+	}
+	a.r.note(class, part, in, a.withWhere(why))
+}
+
 // paramRead asks about an expansion of a secret variable: $KEY, ${KEY},
 // ${KEY#????}, ${#KEY}, ${KEY:0:4}, every form.
 func (a *analyzer) paramRead(pe *syntax.ParamExp) {
@@ -36,7 +51,7 @@ func (a *analyzer) paramRead(pe *syntax.ParamExp) {
 		return // ${!KEY*} lists names
 	}
 	if name := pe.Param.Value; a.p.secretVar(name) {
-		a.askSecret(nodeText(a.src, pe), "", "reads the value of "+name+secretWhy)
+		a.askSecretVar(nodeText(a.src, pe), "", "reads the value of "+name+secretWhy, name)
 	}
 }
 
@@ -46,7 +61,7 @@ func (a *analyzer) paramRead(pe *syntax.ParamExp) {
 func (a *analyzer) arithNames(n syntax.Node) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		if l, ok := n.(*syntax.Lit); ok && a.p.secretVar(l.Value) {
-			a.askSecret(l.Value, "", "evaluates the value of "+l.Value+secretWhy)
+			a.askSecretVar(l.Value, "", "evaluates the value of "+l.Value+secretWhy, l.Value)
 		}
 		return true
 	})
@@ -70,15 +85,15 @@ func dumpRule(a *analyzer, c cmd) {
 	names, dump := dumpArgs(base, c.words[1:])
 	for _, n := range names {
 		if a.p.secretVar(n.text) {
-			a.askSecret(n.raw, c.text, "prints the value of "+n.text+secretWhy)
+			a.askSecretVar(n.raw, c.text, "prints the value of "+n.text+secretWhy, n.text)
 		}
 	}
 	switch {
 	case dump && base != "env" && base != "printenv":
-		a.askSecret(c.words[0].raw, c.text, "prints every variable's value quoted as the shell reads it back, "+
-			"so a value holding a quote, $ or \\ shows in a form masking does not know")
+		a.askSecretVar(c.words[0].raw, c.text, "prints every variable's value quoted as the shell reads it back, "+
+			"so a value holding a quote, $ or \\ shows in a form masking does not know", "")
 	case dump && !a.wholeToAnswer(c):
-		a.askSecret(c.words[0].raw, c.text, "prints every variable's value where it can be cut in pieces, which masking cannot hide")
+		a.askSecretVar(c.words[0].raw, c.text, "prints every variable's value where it can be cut in pieces, which masking cannot hide", "")
 	}
 }
 

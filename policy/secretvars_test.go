@@ -49,12 +49,26 @@ func TestSecretVariableInPieces(t *testing.T) {
 		"x=$(env); echo ${x:0:9}", "export -p | rev", "set | head -c 500", "declare -p | tail -c 80",
 		"env > env.txt", "bash -c env | cut -c1-9", "export | tr a-z A-Z",
 	}
+	// Unconfined, and confined with the request's env setting the
+	// variables (they reach the command as they are), each line is asked
+	// about; confined without, the command has placeholders
+	// (termhelper-masked:NAME) and the sandbox holds the read.
+	real := "sk-real-value-0123456789"
+	reqEnv := map[string]*string{}
+	for _, n := range []string{"OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "NPM_TOKEN",
+		"API_KEY", "SECRET_X"} {
+		reqEnv[n] = &real
+	}
 	for _, line := range lines {
-		for _, sandboxed := range []bool{false, true} {
-			v := p.Judge(line, testRoot, Judging{Trusted: true, Sandboxed: sandboxed})
+		for _, j := range []Judging{{Trusted: true}, {Trusted: true, Sandboxed: true, Env: reqEnv}} {
+			v := p.Judge(line, testRoot, j)
 			if v.Decision == Allow || !containsReason(v, "secret variable") && !containsReason(v, "every variable") {
-				t.Errorf("%q (sandboxed %v): %+v", line, sandboxed, v)
+				t.Errorf("%q (sandboxed %v, request env %v): %+v", line, j.Sandboxed, j.Env != nil, v)
 			}
+		}
+		v := p.Judge(line, testRoot, Judging{Trusted: true, Sandboxed: true})
+		if v.Decision == Ask && (containsReason(v, "secret variable") || containsReason(v, "every variable")) {
+			t.Errorf("%q confined, with placeholders only: %+v", line, v)
 		}
 	}
 }

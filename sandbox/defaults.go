@@ -3,9 +3,10 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/termhelper/termhelper/places"
 )
 
 // The default lists. Each entry says why it is there; a path that does
@@ -17,102 +18,6 @@ type place struct {
 	path string
 	env  string // an environment variable that moves it, if any
 	why  string
-}
-
-// secretPlaces hold what a command must never read: keys, tokens,
-// passwords, sessions. "~" is home; $XDG_CONFIG_HOME and $XDG_DATA_HOME
-// stand for their folders.
-var secretPlaces = []place{
-	{".ssh", "", "SSH keys"},
-	{".gnupg", "GNUPGHOME", "GnuPG keys"},
-	{".aws", "", "AWS credentials"},
-	{".aws/credentials", "AWS_SHARED_CREDENTIALS_FILE", "AWS credentials, moved"},
-	{".aws/config", "AWS_CONFIG_FILE", "AWS profiles (may hold keys), moved"},
-	{".config/gcloud", "CLOUDSDK_CONFIG", "Google Cloud credentials"},
-	{".azure", "AZURE_CONFIG_DIR", "Azure credentials"},
-	{".kube", "", "Kubernetes cluster credentials"},
-	{".kube/config", "KUBECONFIG", "Kubernetes credentials, moved"},
-	{".docker/config.json", "", "container registry credentials"},
-	{".netrc", "NETRC", "passwords for hosts (curl, git, ftp)"},
-	{".git-credentials", "", "git's stored passwords"},
-	{"$XDG_CONFIG_HOME/git/credentials", "", "git's stored passwords (XDG place)"},
-	{".npmrc", "NPM_CONFIG_USERCONFIG", "npm registry tokens"},
-	{".pypirc", "", "PyPI upload tokens"},
-	{"$XDG_CONFIG_HOME/gh", "GH_CONFIG_DIR", "GitHub CLI token"},
-	{"$XDG_CONFIG_HOME/hub", "", "hub's GitHub token"},
-	{"$XDG_CONFIG_HOME/glab-cli", "", "GitLab CLI token"},
-	{".cargo/credentials.toml", "", "crates.io token"},
-	{".cargo/credentials", "", "crates.io token (older cargo)"},
-	{".gem/credentials", "", "RubyGems API key"},
-	{".m2/settings-security.xml", "", "Maven's master password"},
-	{".pgpass", "PGPASSFILE", "PostgreSQL passwords"},
-	{".my.cnf", "", "MySQL passwords"},
-	{".vault-token", "", "HashiCorp Vault token"},
-	{".terraform.d/credentials.tfrc.json", "", "Terraform Cloud token"},
-	{"$XDG_CONFIG_HOME/op", "", "1Password CLI sessions"},
-	{"$XDG_CONFIG_HOME/doctl", "", "DigitalOcean token"},
-	{".oci", "", "Oracle Cloud keys"},
-	{".s3cfg", "", "s3cmd keys"},
-	{".boto", "", "gsutil keys"},
-	{"$XDG_CONFIG_HOME/rclone", "", "rclone's cloud credentials"},
-	{"$XDG_CONFIG_HOME/sops", "", "sops age keys"},
-	{"$XDG_CONFIG_HOME/configstore", "", "Node CLIs' tokens (firebase-tools and others)"},
-	{".fly", "", "Fly.io token"},
-	{".pki", "", "NSS key database (client certificates, Chrome on Linux)"},
-	{"$XDG_DATA_HOME/keyrings", "", "GNOME keyring"},
-	{"$XDG_DATA_HOME/kwalletd", "", "KDE wallet"},
-	{".password-store", "PASSWORD_STORE_DIR", "pass"},
-	{"Library/Keychains", "", "macOS keychains"},
-	// Shell and client histories: secrets pasted on command lines.
-	{".bash_history", "", "bash history"},
-	{".zsh_history", "", "zsh history"},
-	{"$XDG_DATA_HOME/fish/fish_history", "", "fish history"},
-	{".psql_history", "", "psql history (passwords in \\password, connection strings)"},
-	{".mysql_history", "", "mysql history"},
-	// Browser profiles and mail: cookies, sessions, saved passwords.
-	{".mozilla", "", "Firefox profiles"},
-	{".thunderbird", "", "Thunderbird mail"},
-	{"$XDG_CONFIG_HOME/google-chrome", "", "Chrome profiles"},
-	{"$XDG_CONFIG_HOME/chromium", "", "Chromium profiles"},
-	{"$XDG_CONFIG_HOME/BraveSoftware", "", "Brave profiles"},
-	{"$XDG_CONFIG_HOME/microsoft-edge", "", "Edge profiles"},
-	{"$XDG_CONFIG_HOME/vivaldi", "", "Vivaldi profiles"},
-	{"$XDG_CONFIG_HOME/opera", "", "Opera profiles"},
-	{"snap/firefox/common/.mozilla", "", "Firefox (snap) profiles"},
-	{"snap/chromium/common/chromium", "", "Chromium (snap) profiles"},
-	{".var/app/org.mozilla.firefox", "", "Firefox (flatpak) profiles"},
-	{".var/app/com.google.Chrome", "", "Chrome (flatpak) profiles"},
-	{".var/app/org.chromium.Chromium", "", "Chromium (flatpak) profiles"},
-	{"Library/Application Support/Google/Chrome", "", "Chrome profiles (macOS)"},
-	{"Library/Application Support/Chromium", "", "Chromium profiles (macOS)"},
-	{"Library/Application Support/Firefox", "", "Firefox profiles (macOS)"},
-	{"Library/Application Support/BraveSoftware", "", "Brave profiles (macOS)"},
-	{"Library/Application Support/Microsoft Edge", "", "Edge profiles (macOS)"},
-	{"Library/Application Support/Arc", "", "Arc profiles (macOS)"},
-	{"Library/Safari", "", "Safari data"},
-	{"Library/Cookies", "", "macOS cookies"},
-	{".claude/.credentials.json", "", "Claude Code's login"},
-	{".claude.json", "", "Claude Code's state: its account, MCP servers and their keys"},
-	{".codex/auth.json", "", "Codex CLI's login"},
-	{".gemini/oauth_creds.json", "", "Gemini CLI's login"},
-	{"$XDG_CONFIG_HOME/github-copilot", "", "GitHub Copilot's tokens"},
-	{"$XDG_CONFIG_HOME/Claude/claude_desktop_config.json", "", "Claude Desktop's MCP servers and their keys"},
-	{"Library/Application Support/Claude/claude_desktop_config.json", "", "Claude Desktop's MCP servers and their keys (macOS)"},
-	{".cursor/mcp.json", "", "Cursor's MCP servers and their keys"},
-	{".codeium/windsurf/mcp_config.json", "", "Windsurf's MCP servers and their keys"},
-	// Sockets that hand out keys or the machine: an agent signs with the
-	// user's keys; a container engine's socket runs containers that mount
-	// anything.
-	{"", "SSH_AUTH_SOCK", "the SSH agent"},
-	{"$XDG_RUNTIME_DIR/gnupg", "", "the GnuPG agent's sockets"},
-	{"$XDG_RUNTIME_DIR/keyring", "", "GNOME keyring's sockets (its SSH agent too)"},
-	{"/run/docker.sock", "", "the Docker engine (root on this machine)"},
-	{"/var/run/docker.sock", "", "the Docker engine (root on this machine)"},
-	{"$XDG_RUNTIME_DIR/docker.sock", "", "rootless Docker"},
-	{".docker/run/docker.sock", "", "Docker Desktop"},
-	{"$XDG_RUNTIME_DIR/podman/podman.sock", "", "rootless Podman"},
-	{"/run/podman/podman.sock", "", "Podman"},
-	{"", "DOCKER_HOST", "the container engine DOCKER_HOST names, if a socket"},
 }
 
 // caches are the package managers' caches a command may write, so that
@@ -169,11 +74,24 @@ var shellStartup = []place{
 }
 
 // SecretPlaces are the files, folders and sockets a confined command
-// finds empty (with a mount namespace) or cannot read (Landlock alone).
-// getenv gives the environment the tools see (os.Getenv, or the login
-// environment); home is the user's home folder.
+// finds empty (with a mount namespace) or cannot read (Landlock alone):
+// the one list of secret places (places.Secrets), each where a variable
+// moves it and where it is by default. getenv gives the environment the
+// tools see (os.Getenv, or the login environment); home is the user's
+// home folder.
 func SecretPlaces(home string, getenv func(string) string) []string {
-	return resolve(secretPlaces, home, getenv)
+	var out []string
+	for _, pl := range places.Secrets {
+		if pl.Pattern() {
+			continue // other processes' environments: the pid namespace keeps them out
+		}
+		for _, path := range pl.Paths(home, getenv) {
+			if path = strings.TrimSuffix(path, "/"); !slices.Contains(out, path) {
+				out = append(out, path)
+			}
+		}
+	}
+	return out
 }
 
 // Caches are the package managers' caches a confined command may write
@@ -280,94 +198,14 @@ func makeCache(dir string, r *reads) bool {
 	return err == nil
 }
 
-// resolve turns the entries into absolute paths for this user: an
-// entry's variable wins when set; "$NAME" prefixes stand for their
-// folders; the rest is relative to home.
+// resolve turns the entries into absolute paths for this user (see
+// places.Resolve).
 func resolve(list []place, home string, getenv func(string) string) []string {
-	var out []string
-	for _, pl := range list {
-		path := ""
-		if pl.env != "" {
-			path = firstPath(getenv(pl.env))
-		}
-		if path == "" && pl.path != "" {
-			path = expand(pl.path, home, getenv)
-		}
-		if path != "" && filepath.IsAbs(path) && !slices.Contains(out, path) {
-			out = append(out, path)
-		}
+	pl := make([]places.Place, len(list))
+	for i, p := range list {
+		pl[i] = places.Place{Path: p.path, Env: p.env, Why: p.why}
 	}
-	return out
-}
-
-// firstPath is a variable's path: the first of a list (GOPATH,
-// KUBECONFIG), or a socket's (DOCKER_HOST=unix:///run/x.sock).
-func firstPath(v string) string {
-	if rest, ok := strings.CutPrefix(v, "unix://"); ok {
-		return rest
-	}
-	v, _, _ = strings.Cut(v, string(filepath.ListSeparator))
-	return v
-}
-
-// expand replaces a leading $NAME with its folder and makes the rest
-// relative to home; a final slash (a folder) is kept.
-func expand(path, home string, getenv func(string) string) string {
-	dir := strings.HasSuffix(path, "/")
-	if strings.HasPrefix(path, "$") {
-		name, rest, _ := strings.Cut(path[1:], "/")
-		base := folder(name, home, getenv)
-		if base == "" {
-			return ""
-		}
-		path = filepath.Join(base, rest)
-	} else if !filepath.IsAbs(path) {
-		if home == "" {
-			return ""
-		}
-		path = filepath.Join(home, path)
-	}
-	if dir {
-		path += "/"
-	}
-	return path
-}
-
-// folder is what a $NAME stands for, with the tools' own defaults.
-func folder(name, home string, getenv func(string) string) string {
-	if v := firstPath(getenv(name)); filepath.IsAbs(v) {
-		return v
-	}
-	if home == "" {
-		return ""
-	}
-	switch name {
-	case "XDG_CONFIG_HOME":
-		return filepath.Join(home, ".config")
-	case "XDG_DATA_HOME":
-		return filepath.Join(home, ".local", "share")
-	case "CACHE":
-		return userCache(home, getenv)
-	case "CARGO_HOME":
-		return filepath.Join(home, ".cargo")
-	case "GOPATH":
-		return filepath.Join(home, "go")
-	case "GRADLE_USER_HOME":
-		return filepath.Join(home, ".gradle")
-	case "ZDOTDIR":
-		return "" // unset: the zsh files in home are listed on their own
-	}
-	return "" // XDG_RUNTIME_DIR and others: only where set
-}
-
-func userCache(home string, getenv func(string) string) string {
-	if runtime.GOOS == "darwin" {
-		return filepath.Join(home, "Library", "Caches")
-	}
-	if v := getenv("XDG_CACHE_HOME"); filepath.IsAbs(v) {
-		return v
-	}
-	return filepath.Join(home, ".cache")
+	return places.Resolve(pl, home, getenv)
 }
 
 // within returns the place of places that holds path, or "".

@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/termhelper/termhelper/places"
 )
 
 func env(m map[string]string) func(string) string {
@@ -30,8 +33,8 @@ func TestSecretPlacesHonourTheEnvironment(t *testing.T) {
 			t.Errorf("%s is not a secret place: %v", want, got)
 		}
 	}
-	if slices.Contains(got, "/h/.gnupg") || slices.Contains(got, "") {
-		t.Errorf("a moved or empty place is listed: %v", got)
+	if !slices.Contains(got, "/h/.gnupg") || slices.Contains(got, "") {
+		t.Errorf("a moved place is not hidden where it was, or an empty place is listed: %v", got)
 	}
 	if tcp := SecretPlaces("/h", env(map[string]string{"DOCKER_HOST": "tcp://host:2375"})); slices.ContainsFunc(tcp, func(s string) bool { return !filepath.IsAbs(s) }) {
 		t.Errorf("a non-path is listed: %v", tcp)
@@ -107,7 +110,7 @@ func TestDefaultsMakeACacheOnlyForAToolInUse(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".cache"), 0o755)
 	os.MkdirAll(root, 0o755)
 	p := Defaults(root, home, env(map[string]string{"XDG_CACHE_HOME": filepath.Join(home, ".cache")}))
-	goBuild := filepath.Join(userCache(home, env(map[string]string{"XDG_CACHE_HOME": filepath.Join(home, ".cache")})), "go-build")
+	goBuild := filepath.Join(places.UserCache(home, env(map[string]string{"XDG_CACHE_HOME": filepath.Join(home, ".cache")})), "go-build")
 	if fi, err := os.Stat(goBuild); runtime.GOOS != "darwin" && (err != nil || fi.Mode().Perm() != 0o700) {
 		t.Errorf("the Go build cache under an existing cache folder was not made private: %v", err)
 	}
@@ -188,5 +191,35 @@ func TestTheHooksPathAndSubmodulesAreProtected(t *testing.T) {
 	}
 	if p := expandHooksPath("~/hooks", root, "/h"); p != "/h/hooks" {
 		t.Errorf("~/hooks is %s", p)
+	}
+}
+
+// TestSecretPlacesAreTheOneList: the sandbox hides every place of the one
+// list the policy asks about (policy's TestEverySecretPlaceIsAsked), but
+// the patterns, which the pid namespace keeps out.
+func TestSecretPlacesAreTheOneList(t *testing.T) {
+	getenv := env(map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000", "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
+		"DOCKER_HOST": "unix:///srv/docker.sock"})
+	hidden := SecretPlaces("/h", getenv)
+	n := 0
+	for _, pl := range places.Secrets {
+		if pl.Pattern() {
+			continue
+		}
+		for _, path := range pl.Paths("/h", getenv) {
+			n++
+			if path = strings.TrimSuffix(path, "/"); !slices.Contains(hidden, path) {
+				t.Errorf("%s (%s) is secret to the policy, not hidden by the sandbox", path, pl.Why)
+			}
+		}
+	}
+	for _, want := range []string{"/h/.m2/settings.xml", "/h/.gradle/gradle.properties", "/h/.yarnrc.yml",
+		"/h/.config/composer/auth.json", "/h/.cache/huggingface/token", "/h/.kaggle/kaggle.json"} {
+		if !slices.Contains(hidden, want) {
+			t.Errorf("%s is not hidden", want)
+		}
+	}
+	if n != len(hidden) {
+		t.Errorf("the sandbox hides %d places, the list has %d", len(hidden), n)
 	}
 }

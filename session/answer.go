@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/termhelper/termhelper/sandbox"
@@ -205,7 +207,33 @@ func (s *Session) finalAnswerLocked() Result {
 	s.takeLocked(&r, true)
 	s.closeStreamsLocked()
 	r.Denied = s.deniedLocked()
+	r.Masked = s.maskedLocked()
+	if s.watcher != nil {
+		r.Opened = s.watcher.Opened()
+	}
 	return r
+}
+
+// maskedLocked names the MaskFiles whose values the output held, sorted.
+func (s *Session) maskedLocked() []string {
+	var out []string
+	for name, values := range s.spec.MaskFiles {
+		if slices.ContainsFunc(values, s.seenLocked) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// seenLocked reports whether a stream masked secret.
+func (s *Session) seenLocked(secret string) bool {
+	for _, st := range []*stream{s.out, s.errOut} {
+		if st != nil && st.mask.Seen(secret) {
+			return true
+		}
+	}
+	return false
 }
 
 // deniedLocked is what the sandbox refused the command: its process's
@@ -266,8 +294,11 @@ func (s *Session) summaryResult() Result {
 }
 
 // Summary is the one line for a tool-activity card: "exit 0 · 412ms",
-// "timed out · 60000ms", "killed (SIGTERM) · 5.1s".
-func Summary(r Result) string {
+// "timed out · 60000ms", "killed (SIGTERM) · 5.1s", followed by " · the
+// output held values of .env, masked" when it did (Result.Masked).
+func Summary(r Result) string { return summary(r) + maskedNote(r) }
+
+func summary(r Result) string {
 	switch {
 	case r.Exit == nil:
 		return string(r.State)
@@ -281,6 +312,19 @@ func Summary(r Result) string {
 		return fmt.Sprintf("exit %d (%s) · %s", r.Exit.Code, r.Exit.Signal, FormatDuration(r.Duration))
 	}
 	return fmt.Sprintf("exit %d · %s", r.Exit.Code, FormatDuration(r.Duration))
+}
+
+// maskedNote tells that the command opened the project's .env files, and
+// that the output held their values, which the model sees as ********.
+func maskedNote(r Result) string {
+	note := ""
+	if len(r.Opened) > 0 {
+		note = " · read " + strings.Join(r.Opened, ", ")
+	}
+	if len(r.Masked) > 0 {
+		note += " · the output held values of " + strings.Join(r.Masked, ", ") + ", masked"
+	}
+	return note
 }
 
 // FormatDuration writes 412ms, 1.3s or 2m5s.

@@ -191,6 +191,9 @@ func (s *Session) setUp() {
 		opts.Cols, opts.Rows = s.spec.Cols, s.spec.Rows
 	}
 	s.addSecrets(s.spec.Mask)
+	for _, values := range s.spec.MaskFiles {
+		s.addSecrets(values)
+	}
 	if s.spec.ReadyPattern != nil || s.watcher != nil {
 		opts.OnCommit = s.committedLine
 	}

@@ -52,6 +52,10 @@ type Spec struct {
 	// Mask lists secrets (mask.SecretValues of the helper's environment)
 	// replaced with ******** wherever the command prints them.
 	Mask []string
+	// MaskFiles are more secrets, by the file they come from (the
+	// project's .env files): masked the same, and a finished answer
+	// names the files whose values its output held (Result.Masked).
+	MaskFiles map[string][]string
 	// ReadyPattern and ReadyPort say when a server is ready: a line of its
 	// output, as the terminal shows it, matches; or the port accepts
 	// connections on loopback. Either makes answers carry Ready.
@@ -73,6 +77,9 @@ type Watcher interface {
 	Line(line string)
 	// Denied lists what was refused so far.
 	Denied() []sandbox.Denial
+	// Opened lists the watched files (the project's .env files) opened
+	// while the command ran.
+	Opened() []string
 	Close()
 }
 
@@ -121,6 +128,10 @@ type Result struct {
 	// Denied is what the sandbox refused the command, on finished
 	// answers: its process's sandbox and the Watcher together.
 	Denied []sandbox.Denial
+	// Masked names the MaskFiles whose values the output held, masked,
+	// and Opened the watched files opened while the command ran (see
+	// Watcher), on finished answers.
+	Masked, Opened []string
 	// Screen is set on an alive answer whose Output is the screen as a
 	// person sees it (a full-screen program, or a page drawn by cursor
 	// address) rather than the lines printed since the last answer.
