@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,5 +96,33 @@ http.server.HTTPServer(("127.0.0.1", %d), H).serve_forever()
 	resp.Body.Close()
 	if want := fmt.Sprintf("db password has %d characters", len(dbPassword)); string(body) != want {
 		t.Errorf("served %q, want %q", body, want)
+	}
+}
+
+// TestMCPDotenvFactsInBothForms: through MCP, the .env files a command
+// read and those whose values it masked are in the structured content
+// (which Claude Code and Codex show a model alone) as in the text (which
+// Gemini CLI shows alone).
+func TestMCPDotenvFactsInBothForms(t *testing.T) {
+	startConfined(t, "ndjson") // skips where there is no sandbox
+	h := startMCP(t, mcpOpts{})
+	must(t, os.WriteFile(filepath.Join(h.root, ".env"), []byte("DB_PASSWORD="+dbPassword+"\n"), 0o600))
+	res := h.call(map[string]any{"command": python + ` -c "print(open('.env').read())"`})
+	var got struct {
+		Read   []string `json:"env_files_read"`
+		Masked []string `json:"env_values_masked"`
+		Output string   `json:"output"`
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	must(t, err)
+	must(t, json.Unmarshal(raw, &got))
+	if strings.Contains(string(raw)+text(res), dbPassword) {
+		t.Fatalf("a .env value reached the host: %s %q", raw, text(res))
+	}
+	if fmt.Sprint(got.Masked) != "[.env]" || !strings.Contains(text(res), "the output held values of .env, masked") {
+		t.Errorf("the masking is not named in both forms: %s / %q", raw, text(res))
+	}
+	if fmt.Sprint(got.Read) != "[.env]" || !strings.Contains(text(res), "read .env") {
+		t.Errorf("the read is not named in both forms: %s / %q", raw, text(res))
 	}
 }

@@ -42,6 +42,8 @@ type Result struct {
 	Skipped   int64     `json:"skipped,omitempty" jsonschema:"A read from a cursor older than what is kept: the bytes no longer kept (full_output_path has them)."`
 	More      bool      `json:"more,omitempty" jsonschema:"A read from a cursor stopped at the cap: read on from cursor."`
 	Sandbox   *Sandbox  `json:"sandbox,omitempty" jsonschema:"What the sandbox stopped the command doing."`
+	EnvRead   []string  `json:"env_files_read,omitempty" jsonschema:"The project's .env files the command opened."`
+	EnvMasked []string  `json:"env_values_masked,omitempty" jsonschema:"The .env files whose values the output held: they show as ********."`
 	Sessions  []Row     `json:"sessions,omitzero" jsonschema:"The sessions, oldest first (list)."`
 	Terminal  *Terminal `json:"terminal,omitempty" jsonschema:"The terminal as a person sees it now (screen)."`
 	Error     string    `json:"error,omitempty" jsonschema:"The call was refused, and why: nothing ran."`
@@ -93,7 +95,7 @@ type Terminal struct {
 // resultOf is a command's answer as the tool gives it.
 func resultOf(r session.Result) *Result {
 	out := &Result{Output: r.Output, Truncated: r.Truncated, FullPath: r.FullOutputPath, Sandbox: sandboxOf(r.Denied),
-		Cursor: r.Cursor, Skipped: r.Skipped, More: r.More}
+		Cursor: r.Cursor, Skipped: r.Skipped, More: r.More, EnvRead: r.Opened, EnvMasked: r.Masked}
 	if r.Stderr != nil {
 		out.Stderr = *r.Stderr
 	}

@@ -139,7 +139,7 @@ test('a coloured command that exits 3', async (t) => {
 test('echo hi: nothing null, false or repeated', async (t) => {
   const { call } = await connect(t);
   const res = await call({ command: 'echo hi' });
-  assert.deepEqual(Object.keys(res.structuredContent).sort(), ['duration_ms', 'exit_code', 'output']);
+  assert.deepEqual(Object.keys(res.structuredContent).sort(), ['cursor', 'duration_ms', 'exit_code', 'output']);
   assert.equal(res.structuredContent.exit_code, 0);
   assert.equal(res.structuredContent.output, 'hi\n');
   assert.match(text(res), /^hi\nexit 0 · \d+ms$/);
