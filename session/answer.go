@@ -29,6 +29,8 @@ type AnswerOpts struct {
 // Answer waits until an answer is due and returns it: finished once the
 // command has ended and its output is drained, alive otherwise.
 func (s *Session) Answer(o AnswerOpts) Result {
+	s.enterAnswer()
+	defer s.leaveAnswer()
 	var deadline <-chan time.Time
 	if o.Yield > 0 {
 		t := time.NewTimer(o.Yield)
