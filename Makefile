@@ -91,11 +91,20 @@ bench: build
 bench-quick: build
 	$(GO) run ./bench -bin $(BIN) -quick
 
+# Every fuzzer (func Fuzz... in a package's tests), one at a time, for
+# FUZZTIME each, from its seed corpus in the package's testdata/fuzz/. A
+# failure writes its input there too; the run goes on to the next fuzzer
+# and fails at the end, naming the ones that failed.
+FUZZTIME ?= 10s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime 60s ./cleaner/
-	$(GO) test -run '^$$' -fuzz FuzzMaskSplit -fuzztime 60s ./mask/
-	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime 60s ./wire/
-	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime 60s ./rpc/
+	@failed=; for file in $$(grep -rl --include='*_test.go' --exclude-dir=node_modules '^func Fuzz' . | sort); do \
+		dir=$$(dirname $$file); \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+			echo "== $$dir $$name"; \
+			$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$dir/ || failed="$$failed $$dir:$$name"; \
+		done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "failed:$$failed" >&2; exit 1; fi
 
 # Random valid and invalid messages at full speed against the built helper
 # for TERMHELPER_SOAK (default 5m): answers, memory, threads and files.

@@ -474,6 +474,10 @@ func (s *screen) resize(cols, height int) {
 		}
 	}
 	s.cols, s.height = cols, height
+	if len(s.free) > height { // the spare rows of a taller screen go
+		clear(s.free[height:])
+		s.free = s.free[:height]
+	}
 	for len(s.rows) > height && len(s.rows)-1 > s.cur && s.rows[len(s.rows)-1].empty() {
 		s.recycle(s.rows[len(s.rows)-1])
 		s.rows = s.rows[:len(s.rows)-1]

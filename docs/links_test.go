@@ -17,10 +17,10 @@ const repo = ".."
 var link = regexp.MustCompile(`\[[^\]]*\]\(([^)\s]+)\)`)
 
 // documents are the Markdown files a reader follows links in: the
-// README, docs/, the changelog and security policy, and every package's
-// README.
+// README, docs/, the changelog, security policy and contributing guide,
+// and every package's README.
 func documents(t *testing.T) []string {
-	docs := []string{"README.md", "CHANGELOG.md", "SECURITY.md"}
+	docs := []string{"README.md", "CHANGELOG.md", "SECURITY.md", "CONTRIBUTING.md"}
 	err := filepath.WalkDir(repo, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -11,9 +11,10 @@ import (
 	"testing"
 )
 
-// TestPythonHostExample runs examples/python_host.py, the README's Python
-// host, against the built binary: it must connect, have its command
-// approved, print the result and close without leaving anything behind.
+// TestPythonHostExample runs examples/python_host.py, the Python host of
+// docs/embedding.md, against the built binary: it must connect, have its
+// command approved, print the result and close without leaving anything
+// behind.
 func TestPythonHostExample(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {

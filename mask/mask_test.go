@@ -29,7 +29,7 @@ func reference(secrets []string, in string) string {
 		}
 	}
 	rawToVis := map[int]int{}
-	for k := range vis {
+	for k := range len(vis) { // every byte: a secret may end inside a character
 		rawToVis[p.raw(k)] = k
 	}
 	var b strings.Builder

@@ -119,8 +119,7 @@ type initialInput struct {
 // WriteInitial writes Spec.Stdin to the command's input and, in pipes mode,
 // closes the input after it. It blocks until the command has taken the
 // input or Close ends the write, so the caller runs it on a goroutine it
-// owns and waits for. Where the platform writes the input itself, it
-// returns nil at once.
+// owns and waits for.
 func (p *Process) WriteInitial() error {
 	in := p.initial
 	var err error

@@ -36,7 +36,7 @@ type sysProcess struct {
 	process windows.Handle // the command's own process
 	job     *job
 	console *pseudoConsole // pty mode
-	input   *os.File       // pty mode: the console's input
+	input   *os.File       // the console's input, or the input pipe's write end
 	cmd     *exec.Cmd      // pipes mode
 
 	killedBy  atomic.Int32  // the signal that terminated the job, if one did
@@ -124,9 +124,7 @@ func startConsole(spec Spec, l launch, j *job) (*Process, error) {
 	p.sys.stop = make(chan struct{})
 	p.sys.watcher.Add(1)
 	go p.sys.watchConsole()
-	if len(spec.Stdin) > 0 {
-		go in.Write(spec.Stdin)
-	}
+	p.initial = initialInput{data: spec.Stdin, to: in}
 	return p, nil
 }
 
@@ -185,13 +183,10 @@ func startPipes(spec Spec, l launch, j *job) (*Process, error) {
 		closeFiles(outR, errR, inW)
 		return nil, err
 	}
-	go func() {
-		// The input is written then closed, whether or not the command reads it.
-		inW.Write(spec.Stdin)
-		inW.Close()
-	}()
 	p := &Process{Pid: cmd.Process.Pid, Output: outR, Stderr: errR}
-	p.sys.process, p.sys.job, p.sys.cmd = process, j, cmd
+	// The input is written then closed, whether or not the command reads it.
+	p.initial = initialInput{data: spec.Stdin, to: inW, close: inW}
+	p.sys.process, p.sys.job, p.sys.cmd, p.sys.input = process, j, cmd, inW
 	p.sys.stop = make(chan struct{})
 	return p, nil
 }
@@ -465,8 +460,9 @@ func (p *Process) Close() {
 		p.sys.watcher.Wait()
 		if p.sys.console != nil {
 			p.sys.console.close()
-			p.sys.input.Close()
 		}
+		// Ends a pending write of the initial input that nothing read.
+		p.sys.input.Close()
 		p.sys.job.close()
 		windows.CloseHandle(p.sys.process)
 		live.Lock()

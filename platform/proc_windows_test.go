@@ -500,3 +500,28 @@ func TestWindowsExit(t *testing.T) {
 		}
 	}
 }
+
+// TestInitialInputWriteIsTheCallers: in pipes mode the initial input is
+// written by WriteInitial on the caller's goroutine, and an input the
+// command never reads ends with the command, or at the latest with Close,
+// its error returned.
+func TestInitialInputWriteIsTheCallers(t *testing.T) {
+	spec := helperSpec("sleep", false)
+	spec.Stdin = make([]byte, 1<<20) // more than a pipe holds
+	s := start(t, spec)
+	written := make(chan error, 1)
+	go func() { written <- s.p.WriteInitial() }()
+	s.waitOutput(t, regexp.MustCompile(`ready`))
+	s.p.Kill(SIGKILL, 0)
+	s.wait(t)
+	s.p.StopReading()
+	s.p.Close()
+	select {
+	case err := <-written:
+		if err == nil {
+			t.Fatal("WriteInitial returned nil: the input was not its to write, or a command that never read took 1 MiB")
+		}
+	case <-time.After(winWatchdog):
+		t.Fatal("WriteInitial still blocked after Close")
+	}
+}

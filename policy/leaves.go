@@ -73,9 +73,23 @@ func (a *analyzer) leaves(c cmd) {
 		return
 	}
 	key, _ := commandKey(c.words)
+	if len(key) == 0 {
+		key = looseKey(c.words)
+	}
 	if why := rule(key, c.words); why != "" {
 		a.r.leave(strings.Join(key, " "), c.text, a.withWhere(why))
 	}
+}
+
+// looseKey is the name and every operand, for a line whose subcommand
+// cannot be told for sure (a word holds a blank, or is made at run time):
+// a rule then sees each operand that could name what leaves.
+func looseKey(ws []word) []string {
+	key := []string{ws[0].text}
+	for _, w := range operands(ws[1:]) {
+		key = append(key, w.text)
+	}
+	return key
 }
 
 // remote: a use that names another machine (any operand) logs in there;

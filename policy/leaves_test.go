@@ -26,6 +26,7 @@ func TestLeaves(t *testing.T) {
 		"az group list", "serverless deploy", "sls deploy", "cdk deploy", "sam deploy", "wrangler deploy",
 		"supabase db push", "skaffold run", "railway up", "doctl apps list",
 		"timeout 60 git push", "cd web && npm publish", "bash -c 'git push'", "npm test && git push",
+		"gradle publish ' '", "mvn deploy ' '", // a word with a blank: the operands still tell
 	}
 	stays := []string{
 		"git status", "git commit -m x", "git pull", "git fetch origin", "git clone https://github.com/o/r",
@@ -36,7 +37,7 @@ func TestLeaves(t *testing.T) {
 		"kubectl get pods", "kubectl logs x", "helm template x ./chart", "terraform plan", "terraform init",
 		"vercel dev", "netlify dev", "firebase emulators:start", "supabase start", "ssh -V",
 		"rsync -a src/ build/", "scp -h", "aws --version", "gcloud version", "echo git push", "cat deploy.sh",
-		"curl https://example.com", "pip install -r requirements.txt",
+		"curl https://example.com", "pip install -r requirements.txt", "gradle ' '", "mvn ' '",
 	}
 	for _, line := range leaves {
 		if v := p.Check(line, true); !v.Leaves {

@@ -35,6 +35,8 @@ type AnswerOpts struct {
 // Answer waits until an answer is due and returns it: finished once the
 // command has ended and its output is drained, alive otherwise.
 func (s *Session) Answer(o AnswerOpts) Result {
+	s.enterAnswer()
+	defer s.leaveAnswer()
 	s.mu.Lock()
 	s.lastCall = time.Now()
 	s.mu.Unlock()

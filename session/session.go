@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,6 +82,8 @@ type Session struct {
 	ready         bool      // the ready pattern matched, or the port accepted
 	portChecked   time.Time // the last look at the ready port
 
+	answering   int            // Answer calls under way
+	answersOut  chan struct{}  // closed when the last of them returns
 	done        chan struct{}  // closed once exited and drained
 	monitorDone chan struct{}  // closed when the monitor has returned
 	readers     atomic.Int32   // output readers still reading
@@ -189,9 +190,10 @@ func (s *Session) reap() {
 	close(s.done)
 	s.broadcast()
 	handed := s.handed
+	answered := s.answersOutLocked()
 	s.mu.Unlock()
-	// Let the answer waiting for this exit go out before the bookkeeping.
-	runtime.Gosched()
+	// The answers waiting for this exit are built before the bookkeeping.
+	<-answered
 	s.proc.Close()
 	// The monitor may be telling the host the session waits: that comes
 	// first, then the last output, then the exit.
@@ -208,6 +210,38 @@ func (s *Session) reap() {
 	s.closeWatcher()
 	s.m.finished(s)
 }
+
+// enterAnswer and leaveAnswer count the Answer calls under way.
+func (s *Session) enterAnswer() {
+	s.mu.Lock()
+	s.answering++
+	s.mu.Unlock()
+}
+
+func (s *Session) leaveAnswer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.answering--; s.answering == 0 && s.answersOut != nil {
+		close(s.answersOut)
+		s.answersOut = nil
+	}
+}
+
+// answersOutLocked is closed once the Answer calls under way now have
+// returned. Each returns at once when the session has ended.
+func (s *Session) answersOutLocked() <-chan struct{} {
+	if s.answering == 0 {
+		return closedChan
+	}
+	s.answersOut = make(chan struct{})
+	return s.answersOut
+}
+
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // closeWatcher closes the watcher once nothing of the tree can use it.
 func (s *Session) closeWatcher() {

@@ -59,13 +59,26 @@ func (m *Manager) markDirty() {
 	}
 }
 
+// saveGap is the least time between two writes of the state file, so
+// that a burst of starts and ends is one write.
+var saveGap = 100 * time.Millisecond
+
 func (m *Manager) saver() {
 	defer close(m.saverDone)
+	gap := time.NewTimer(saveGap)
+	gap.Stop()
 	for {
 		select {
 		case <-m.dirty:
 			m.saveState()
-			time.Sleep(100 * time.Millisecond)
+		case <-m.stopSaver:
+			return
+		}
+		// Wait out the gap, but not the stop: the helper's exit is not
+		// held up by the coalescing.
+		gap.Reset(saveGap)
+		select {
+		case <-gap.C:
 		case <-m.stopSaver:
 			return
 		}
