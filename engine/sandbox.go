@@ -56,7 +56,7 @@ func OpenSandbox(cfg config.Config, root string, log *slog.Logger) (s Sandbox, c
 	if err != nil {
 		return Sandbox{}, nil, err
 	}
-	s.Status, s.Asked = probe(mode, net), mode
+	s.Status, s.Asked = probe(mode, net, cfg.Limits), mode
 	if mode == sandbox.Off {
 		return s, func() {}, nil
 	}
@@ -99,9 +99,9 @@ func configured(cfg config.Config) (sandbox.Mode, sandbox.Network, error) {
 
 // probe measures on a goroutine of its own and returns the wait for it:
 // the first Probe starts a short child, which must not delay the start.
-func probe(mode sandbox.Mode, net sandbox.Network) func() sandbox.Status {
+func probe(mode sandbox.Mode, net sandbox.Network, l config.Limits) func() sandbox.Status {
 	ch := make(chan sandbox.Status, 1)
-	go func() { ch <- sandbox.Probe(mode, net) }()
+	go func() { ch <- withLimitGaps(sandbox.Probe(mode, net), l) }()
 	return sync.OnceValue(func() sandbox.Status { return <-ch })
 }
 

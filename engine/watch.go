@@ -107,6 +107,9 @@ func newRefusals(plan sandbox.Plan, home string) *refusals {
 func (r *refusals) line(line string) {
 	d, ok := refusedPath(line, r.plan, r.home)
 	if !ok {
+		d, ok = limitRefused(line, r.plan)
+	}
+	if !ok {
 		return
 	}
 	r.mu.Lock()

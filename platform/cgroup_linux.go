@@ -35,6 +35,10 @@ type treeCgroup struct {
 	mu   sync.Mutex
 	path string // "" once removed
 	fd   int    // the directory, open until the command has started; -1 after
+	v1   string // its cgroup in the v1 pids hierarchy, if it has one (pids_linux.go)
+	// max is its process cap (0: none), refused the forks the cap
+	// refused, read as the cgroup goes.
+	max, refused int
 }
 
 // cgroups is the helper's container of command cgroups: made when the
@@ -170,6 +174,7 @@ func newTreeCgroup() *treeCgroup {
 		if err := os.Mkdir(cgroups.dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			return nil
 		}
+		enablePids(cgroups.dir)
 	}
 	cgroups.next++
 	path := filepath.Join(cgroups.dir, "c"+strconv.Itoa(cgroups.next))
@@ -278,6 +283,10 @@ func (cg *treeCgroup) release() {
 	if cg.path == "" {
 		return
 	}
+	if cg.max > 0 && cg.refused == 0 {
+		cg.refused = cg.limitReached()
+	}
+	cg.releaseV1()
 	if err := os.Remove(cg.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return // still populated: a later release removes it
 	}

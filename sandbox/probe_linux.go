@@ -152,6 +152,10 @@ func probeChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if err := ownTerminals(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	fmt.Println(probeOK)
 	return 0
 }

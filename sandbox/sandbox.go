@@ -139,6 +139,10 @@ type Plan struct {
 	Writable []string // caches, the trash folder, config `writable`
 	Protect  []string // read-only even inside writable places
 	Hide     []string // secret places: empty or absent inside
+	// MaxProcs caps the processes of the command's tree and TempBytes the
+	// size of its temporary folder; 0 is no cap (see Limits).
+	MaxProcs  int
+	TempBytes int64
 
 	// Log receives what the network supervisor has to say; nil discards.
 	Log *slog.Logger `json:"-"`
@@ -147,15 +151,17 @@ type Plan struct {
 // Same reports whether p and o confine alike (the logger aside).
 func (p Plan) Same(o Plan) bool {
 	return p.Mode == o.Mode && p.Network == o.Network && p.Root == o.Root && p.TempDir == o.TempDir &&
-		slices.Equal(p.Writable, o.Writable) && slices.Equal(p.Protect, o.Protect) && slices.Equal(p.Hide, o.Hide)
+		slices.Equal(p.Writable, o.Writable) && slices.Equal(p.Protect, o.Protect) && slices.Equal(p.Hide, o.Hide) &&
+		p.MaxProcs == o.MaxProcs && p.TempBytes == o.TempBytes
 }
 
 // Denial is something the sandbox stopped that can be named.
 type Denial struct {
-	Kind string // "network", "write", "read"
-	Host string // network
-	Port int    // network
-	Path string // write, read
+	Kind   string // "network", "write", "read", "limit"
+	Host   string // network
+	Port   int    // network
+	Path   string // write, read
+	Reason string // limit: which, and what failed
 }
 
 // Command is the first argument that makes termhelper act as the

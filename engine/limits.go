@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/termhelper/termhelper/config"
+	"github.com/termhelper/termhelper/platform"
+	"github.com/termhelper/termhelper/sandbox"
+)
+
+// limits are the config's caps on a confined command's tree: processes,
+// and its temporary folder's size in bytes (0: no cap).
+func (e *Engine) limits() (maxProcs int, tempBytes int64) {
+	l := e.opts.Config.Limits
+	return l.MaxProcesses, int64(l.TempMiB) << 20
+}
+
+// limitGaps says which of the config's caps cannot hold here, for the
+// sandbox's reason in initialize: a cap that is not held is said, never
+// left out.
+func limitGaps(l config.Limits) []string {
+	var gaps []string
+	if l.MaxProcesses > 0 && platform.PidsLimit() == "" && !sandbox.CountsProcesses() {
+		gaps = append(gaps, fmt.Sprintf("the process limit (%d) cannot be held here: no cgroup pids controller is delegated to the helper, and RLIMIT_NPROC binds no one as root nor one command alone without a user namespace", l.MaxProcesses))
+	}
+	if l.TempMiB > 0 && !sandbox.CapsTemp() {
+		gaps = append(gaps, fmt.Sprintf("the temporary folder's size limit (%d MiB) cannot be held without a mount namespace", l.TempMiB))
+	}
+	return gaps
+}
+
+// withLimitGaps adds limitGaps to a confining status's reason.
+func withLimitGaps(st sandbox.Status, l config.Limits) sandbox.Status {
+	if st.Mode == sandbox.Off {
+		return st
+	}
+	for _, g := range limitGaps(l) {
+		if st.Reason != "" {
+			st.Reason += " "
+		}
+		st.Reason += strings.ToUpper(g[:1]) + g[1:] + "."
+	}
+	return st
+}
+
+// limitRefused is the cap a line of output says the command reached:
+// where no cgroup counts the forks a process cap refused, a fork that
+// failed for want of resources; a write that found no space, when the
+// temporary folder is capped and the disk under the root is not full.
+func limitRefused(line string, plan sandbox.Plan) (sandbox.Denial, bool) {
+	low := strings.ToLower(line)
+	if plan.MaxProcs > 0 && strings.Contains(low, "fork") && platform.PidsLimit() == "" &&
+		(strings.Contains(low, "resource temporarily unavailable") || strings.Contains(low, "cannot fork")) {
+		return sandbox.ProcessLimitDenial(plan.MaxProcs), true
+	}
+	if plan.TempBytes > 0 && strings.Contains(low, "no space left on device") && sandbox.CapsTemp() && !sandbox.DiskFull(plan.Root) {
+		return sandbox.TempLimitDenial(plan.TempBytes), true
+	}
+	return sandbox.Denial{}, false
+}
