@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/platform"
@@ -16,26 +17,37 @@ func (e *Engine) limits() (maxProcs int, tempBytes int64) {
 	return l.MaxProcesses, int64(l.TempMiB) << 20
 }
 
+// capsHere is what holds the caps on this machine: a cgroup that counts
+// a tree's processes, the trampoline's RLIMIT_NPROC, a tmpfs for the
+// temporary folder.
+type capsHere struct{ cgroup, rlimit, temp bool }
+
+// measuredCaps is capsHere, measured once (it waits for the sandbox's
+// probe).
+var measuredCaps = sync.OnceValue(func() capsHere {
+	return capsHere{cgroup: platform.PidsLimit() != "", rlimit: sandbox.CountsProcesses(), temp: sandbox.CapsTemp()}
+})
+
 // limitGaps says which of the config's caps cannot hold here, for the
 // sandbox's reason in initialize: a cap that is not held is said, never
 // left out.
-func limitGaps(l config.Limits) []string {
+func limitGaps(l config.Limits, c capsHere) []string {
 	var gaps []string
-	if l.MaxProcesses > 0 && platform.PidsLimit() == "" && !sandbox.CountsProcesses() {
+	if l.MaxProcesses > 0 && !c.cgroup && !c.rlimit {
 		gaps = append(gaps, fmt.Sprintf("the process limit (%d) cannot be held here: no cgroup pids controller is delegated to the helper, and RLIMIT_NPROC binds no one as root nor one command alone without a user namespace", l.MaxProcesses))
 	}
-	if l.TempMiB > 0 && !sandbox.CapsTemp() {
+	if l.TempMiB > 0 && !c.temp {
 		gaps = append(gaps, fmt.Sprintf("the temporary folder's size limit (%d MiB) cannot be held without a mount namespace", l.TempMiB))
 	}
 	return gaps
 }
 
 // withLimitGaps adds limitGaps to a confining status's reason.
-func withLimitGaps(st sandbox.Status, l config.Limits) sandbox.Status {
+func withLimitGaps(st sandbox.Status, l config.Limits, c func() capsHere) sandbox.Status {
 	if st.Mode == sandbox.Off {
 		return st
 	}
-	for _, g := range limitGaps(l) {
+	for _, g := range limitGaps(l, c()) {
 		if st.Reason != "" {
 			st.Reason += " "
 		}
@@ -48,13 +60,13 @@ func withLimitGaps(st sandbox.Status, l config.Limits) sandbox.Status {
 // where no cgroup counts the forks a process cap refused, a fork that
 // failed for want of resources; a write that found no space, when the
 // temporary folder is capped and the disk under the root is not full.
-func limitRefused(line string, plan sandbox.Plan) (sandbox.Denial, bool) {
+func limitRefused(line string, plan sandbox.Plan, c capsHere) (sandbox.Denial, bool) {
 	low := strings.ToLower(line)
-	if plan.MaxProcs > 0 && strings.Contains(low, "fork") && platform.PidsLimit() == "" &&
+	if plan.MaxProcs > 0 && strings.Contains(low, "fork") && !c.cgroup &&
 		(strings.Contains(low, "resource temporarily unavailable") || strings.Contains(low, "cannot fork")) {
 		return sandbox.ProcessLimitDenial(plan.MaxProcs), true
 	}
-	if plan.TempBytes > 0 && strings.Contains(low, "no space left on device") && sandbox.CapsTemp() && !sandbox.DiskFull(plan.Root) {
+	if plan.TempBytes > 0 && strings.Contains(low, "no space left on device") && c.temp && !sandbox.DiskFull(plan.Root) {
 		return sandbox.TempLimitDenial(plan.TempBytes), true
 	}
 	return sandbox.Denial{}, false

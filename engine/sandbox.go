@@ -101,7 +101,7 @@ func configured(cfg config.Config) (sandbox.Mode, sandbox.Network, error) {
 // the first Probe starts a short child, which must not delay the start.
 func probe(mode sandbox.Mode, net sandbox.Network, l config.Limits) func() sandbox.Status {
 	ch := make(chan sandbox.Status, 1)
-	go func() { ch <- withLimitGaps(sandbox.Probe(mode, net), l) }()
+	go func() { ch <- withLimitGaps(sandbox.Probe(mode, net), l, measuredCaps) }()
 	return sync.OnceValue(func() sandbox.Status { return <-ch })
 }
 
