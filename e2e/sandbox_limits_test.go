@@ -74,3 +74,20 @@ func TestSandboxTempCapStopsABigWrite(t *testing.T) {
 		t.Errorf("the helper stopped serving: %s %q", describe(got), got.Output)
 	}
 }
+
+// Through MCP, a cap the command reached is the result's sandbox line and
+// a denial of its structured content.
+func TestMCPSandboxCapReached(t *testing.T) {
+	probe := startCapped(t, 0, 8)
+	if probe.status.Mode == "off" || reasonHas(probe, "temporary folder's size limit") {
+		t.Skipf("no temporary folder cap here: %s", deref(probe.status.Reason))
+	}
+	h := startMCP(t, mcpOpts{config: "[limits]\ntemp_mib = 8\n"})
+	res := h.call(map[string]any{"command": `head -c 16777216 /dev/zero > "$TMPDIR/big"`})
+	if !strings.Contains(text(res), "sandbox stopped: temporary folder limit 8 MiB reached") {
+		t.Errorf("the result does not say the cap was reached: %q", text(res))
+	}
+	if !strings.Contains(string(structured(t, res).Sandbox), `"kind":"limit"`) {
+		t.Errorf("the structured content has no limit: %s", structured(t, res).Sandbox)
+	}
+}

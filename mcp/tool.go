@@ -114,8 +114,8 @@ func outputSchema() *jsonschema.Schema {
 			Description: "Sessions that ended since the last result without being polled; how commands are confined, where it falls short of what was asked."},
 		"sandbox": {Type: "object", Description: "What the sandbox stopped the command doing.",
 			Properties: map[string]*jsonschema.Schema{"denied": {Type: "array", Items: &jsonschema.Schema{Type: "object",
-				Properties: map[string]*jsonschema.Schema{"kind": {Type: "string", Enum: []any{"network", "write", "read"}},
-					"host": typ("string"), "port": typ("integer"), "path": typ("string")}}}}},
+				Properties: map[string]*jsonschema.Schema{"kind": {Type: "string", Enum: []any{"network", "write", "read", "limit"}},
+					"host": typ("string"), "port": typ("integer"), "path": typ("string"), "reason": typ("string")}}}}},
 	}}
 }
 
