@@ -13,12 +13,12 @@ import (
 
 // startCapped is startConfined with the process and temporary folder caps
 // of the user's config set low.
-func startCapped(t *testing.T, maxProcs, tempMiB int) confined {
+func startCapped(t *testing.T, maxProcs, tempMiB int, opts ...opt) confined {
 	t.Helper()
 	cfg := t.TempDir()
 	toml := fmt.Sprintf("[limits]\nmax_processes = %d\ntemp_mib = %d\n", maxProcs, tempMiB)
 	must(t, os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(toml), 0o600))
-	return startConfined(t, "ndjson", withEnv("TERMHELPER_CONFIG_DIR="+cfg))
+	return startConfined(t, "ndjson", append(opts, withEnv("TERMHELPER_CONFIG_DIR="+cfg))...)
 }
 
 // reasonHas reports whether the sandbox status's reason names what.
