@@ -367,6 +367,7 @@ func KillCgroup(dir string) int {
 	}
 	n := killCgroup(dir)
 	removeCgroups(dir)
+	removeV1(dir)
 	return n
 }
 

@@ -92,7 +92,13 @@ func v1Dir() string {
 		if err != nil {
 			return
 		}
-		dir := filepath.Join(mount, own, fmt.Sprintf("%s%d-%d", containerPrefix, os.Getpid(), time.Now().UnixNano()))
+		// Named as the v2 container, where there is one, so that the
+		// next helper finds it beside it (removeV1).
+		name := filepath.Base(CgroupDir())
+		if CgroupDir() == "" {
+			name = fmt.Sprintf("%s%d-%d", containerPrefix, os.Getpid(), time.Now().UnixNano())
+		}
+		dir := filepath.Join(mount, own, name)
 		if probeContainer(dir) == nil {
 			pidsV1.dir = dir
 		}
@@ -214,4 +220,16 @@ func (p *Process) limitDenials() []sandbox.Denial {
 		return nil
 	}
 	return []sandbox.Denial{sandbox.ProcessLimitDenial(cg.max)}
+}
+
+// removeV1 removes what a dead helper left in the v1 pids hierarchy
+// beside its v2 container (named alike): cgroups its commands' processes,
+// ended already, have left empty.
+func removeV1(v2dir string) {
+	if os.Geteuid() != 0 {
+		return
+	}
+	if mount, own, err := v1PidsCgroup(); err == nil {
+		removeCgroups(filepath.Join(mount, own, filepath.Base(v2dir)))
+	}
 }
