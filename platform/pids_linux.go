@@ -37,11 +37,13 @@ var pidsV1 struct {
 // PidsLimit says how a confined command's tree is capped by a cgroup
 // here: "cgroup" (v2 pids.max), "cgroup v1" or "" (none).
 func PidsLimit() string {
-	initCgroups()
-	if dir := CgroupDir(); dir != "" && hasPids(dir) {
+	dir := CgroupDir()
+	switch {
+	case dir == "": // the v1 cgroup caps only a tree a v2 cgroup holds
+		return ""
+	case hasPids(dir):
 		return "cgroup"
-	}
-	if v1Dir() != "" {
+	case v1Dir() != "":
 		return "cgroup v1"
 	}
 	return ""
