@@ -126,20 +126,36 @@ func ownCgroup() (string, error) {
 // system, wherever it is mounted (a hybrid hierarchy puts it at
 // /sys/fs/cgroup/unified).
 func cgroup2Mount() (root, mount string, err error) {
+	err = eachMount(func(fields, fs []string) bool {
+		if fs[0] == "cgroup2" {
+			root, mount = unescapeMount(fields[3]), unescapeMount(fields[4])
+		}
+		return mount == ""
+	})
+	if err == nil && mount == "" {
+		err = errors.New("no cgroup2 file system is mounted")
+	}
+	return root, mount, err
+}
+
+// eachMount calls fn with each mount's fields in /proc/self/mountinfo,
+// before the separator (at least 5) and after it (at least 3: the file
+// system, its source and its options), until fn returns false.
+func eachMount(fn func(fields, fs []string) bool) error {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
-		return "", "", err
+		return err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		fields := strings.Fields(pre)
-		if ok && len(fields) >= 5 && strings.HasPrefix(post, "cgroup2 ") {
-			return unescapeMount(fields[3]), unescapeMount(fields[4]), nil
+		fields, fs := strings.Fields(pre), strings.Fields(post)
+		if ok && len(fields) >= 5 && len(fs) >= 3 && !fn(fields, fs) {
+			break
 		}
 	}
-	return "", "", errors.New("no cgroup2 file system is mounted")
+	return sc.Err()
 }
 
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).

@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -111,18 +110,14 @@ func v1Dir() string {
 // v1PidsCgroup finds the v1 pids hierarchy's mount and the helper's path
 // in it.
 func v1PidsCgroup() (mount, own string, err error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return "", "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		fields, opts := strings.Fields(pre), strings.Fields(post)
-		if ok && len(fields) >= 5 && len(opts) >= 3 && opts[0] == "cgroup" && slices.Contains(strings.Split(opts[2], ","), "pids") {
+	err = eachMount(func(fields, fs []string) bool {
+		if fs[0] == "cgroup" && slices.Contains(strings.Split(fs[2], ","), "pids") {
 			mount = unescapeMount(fields[4])
 		}
+		return mount == ""
+	})
+	if err != nil {
+		return "", "", err
 	}
 	if mount == "" {
 		return "", "", errors.New("no v1 pids hierarchy")
