@@ -33,10 +33,12 @@ func TestSandboxProcessCapStopsAForkLoop(t *testing.T) {
 	if reasonHas(s, "process limit") {
 		t.Skipf("no process cap here: %s", deref(s.status.Reason))
 	}
+	if !strings.Contains(strings.Join(s.status.Limits, "\n"), "processes: 64 per command") {
+		t.Errorf("initialize does not say the process cap holds: %q", s.status.Limits)
+	}
 	m := marker()
 	r := s.c.exec(map[string]any{"command": fmt.Sprintf(
 		`i=0; while [ $i -lt 6000 ]; do sleep %s & i=$((i+1)); done; echo started=$i`, m)})
-	t.Logf("answer: %s %q", r.Sandbox, lastLine(r.Output))
 	if strings.Contains(r.Output, "started=6000") {
 		t.Fatalf("6000 children started under a cap of 64: %s", describe(r))
 	}
@@ -59,6 +61,9 @@ func TestSandboxTempCapStopsABigWrite(t *testing.T) {
 	s := startCapped(t, 0, 8)
 	if reasonHas(s, "temporary folder's size limit") {
 		t.Skipf("no temporary folder cap here: %s", deref(s.status.Reason))
+	}
+	if !slices.Contains(s.status.Limits, "temporary folder: 8 MiB per command (tmpfs)") {
+		t.Errorf("initialize does not say the temporary folder's cap holds: %q", s.status.Limits)
 	}
 	r := s.c.exec(map[string]any{"command": `head -c 16777216 /dev/zero > "$TMPDIR/big"; echo rc=$?; du -k "$TMPDIR/big"`})
 	if strings.Contains(r.Output, "rc=0") {

@@ -15,10 +15,11 @@ import (
 
 // sandboxStatus is initialize's sandbox field.
 type sandboxStatus struct {
-	Mode    string  `json:"mode"`
-	Backend string  `json:"backend"`
-	Network string  `json:"network"`
-	Reason  *string `json:"reason"`
+	Mode    string   `json:"mode"`
+	Backend string   `json:"backend"`
+	Network string   `json:"network"`
+	Reason  *string  `json:"reason"`
+	Limits  []string `json:"limits"`
 }
 
 // confined is a helper for a fresh root under a fake home, with the

@@ -42,6 +42,32 @@ func limitGaps(l config.Limits, c capsHere) []string {
 	return gaps
 }
 
+// limitsHeld names the config's caps that hold here, and how, for
+// initialize: what limitGaps does not name.
+func limitsHeld(l config.Limits, c capsHere) []string {
+	var held []string
+	switch {
+	case l.MaxProcesses == 0:
+	case c.cgroup:
+		held = append(held, fmt.Sprintf("processes: %d per command (cgroup pids.max)", l.MaxProcesses))
+	case c.rlimit:
+		held = append(held, fmt.Sprintf("processes: %d per command (RLIMIT_NPROC in its user namespace)", l.MaxProcesses))
+	}
+	if l.TempMiB > 0 && c.temp {
+		held = append(held, fmt.Sprintf("temporary folder: %d MiB per command (tmpfs)", l.TempMiB))
+	}
+	return held
+}
+
+// SandboxLimits names the caps on a confined command that hold here, and
+// how (initialize's sandbox.limits); nil with no sandbox.
+func (e *Engine) SandboxLimits() []string {
+	if e.opts.Sandbox.Limits == nil || e.Sandbox().Mode == sandbox.Off {
+		return nil
+	}
+	return e.opts.Sandbox.Limits()
+}
+
 // withLimitGaps adds limitGaps to a confining status's reason.
 func withLimitGaps(st sandbox.Status, l config.Limits, c func() capsHere) sandbox.Status {
 	if st.Mode == sandbox.Off {

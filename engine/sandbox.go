@@ -32,6 +32,9 @@ type Sandbox struct {
 	// Asked is the mode the config (or ModeEnv) asks for: Status says
 	// what of it this machine gives. "" is the config's own.
 	Asked sandbox.Mode
+	// Limits names the caps on a confined command that hold here; it
+	// waits for the probe. Nil: none.
+	Limits func() []string
 }
 
 // ModeEnv names the variable that sets the sandbox mode where the config
@@ -57,6 +60,7 @@ func OpenSandbox(cfg config.Config, root string, log *slog.Logger) (s Sandbox, c
 		return Sandbox{}, nil, err
 	}
 	s.Status, s.Asked = probe(mode, net, cfg.Limits), mode
+	s.Limits = sync.OnceValue(func() []string { s.Status(); return limitsHeld(cfg.Limits, measuredCaps()) })
 	if mode == sandbox.Off {
 		return s, func() {}, nil
 	}

@@ -30,7 +30,7 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 		Platform:        protocol.Platform{OS: pl.OS, Arch: pl.Arch, Shell: pl.Shell, PTY: pl.PTY},
 		Root:            s.eng.Root(),
 		Limits:          protocol.Limits{TimeoutMs: l.TimeoutMs, MaxStreamChars: l.MaxStreamChars, MaxLineChars: l.MaxLineChars},
-		Sandbox:         protocol.SandboxStatusOf(s.eng.Sandbox()),
+		Sandbox:         protocol.SandboxStatusOf(s.eng.Sandbox(), s.eng.SandboxLimits()),
 		Warnings:        s.eng.Warnings(),
 	}, nil
 }
