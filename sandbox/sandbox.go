@@ -12,7 +12,9 @@
 // empty or unreadable; other processes' environments cannot be read;
 // nothing can be traced, mounted or made into a device, no capability is
 // left, and signals and abstract sockets stay within the command's own
-// processes. On Linux the network is governed too: loopback only, the
+// processes, as do its terminals (a devpts instance of its own). Its
+// tree's processes and its temporary folder's size are capped (Plan's
+// MaxProcs and TempBytes: see limits_linux.go). On Linux the network is governed too: loopback only, the
 // rest through the helper's egress proxy; a server the command starts
 // answers this machine only. The dynamic loader's variables a request
 // sets reach the command, never the trampoline, and termhelper's own
