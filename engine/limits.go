@@ -82,14 +82,24 @@ func withLimitGaps(st sandbox.Status, l config.Limits, c func() capsHere) sandbo
 	return st
 }
 
+// failedFork reports whether a lower-cased line says a new process could
+// not be made for want of resources (EAGAIN): the shells' "Cannot fork"
+// and "fork: retry", Go's "fork/exec", Node's "spawn EAGAIN".
+func failedFork(low string) bool {
+	if strings.Contains(low, "cannot fork") {
+		return true
+	}
+	started := strings.Contains(low, "fork") || strings.Contains(low, "spawn")
+	return started && (strings.Contains(low, "resource temporarily unavailable") || strings.Contains(low, "eagain"))
+}
+
 // limitRefused is the cap a line of output says the command reached:
 // where no cgroup counts the forks a process cap refused, a fork that
 // failed for want of resources; a write that found no space, when the
 // temporary folder is capped and the disk under the root is not full.
 func limitRefused(line string, plan sandbox.Plan, c capsHere) (sandbox.Denial, bool) {
 	low := strings.ToLower(line)
-	if plan.MaxProcs > 0 && strings.Contains(low, "fork") && !c.cgroup &&
-		(strings.Contains(low, "resource temporarily unavailable") || strings.Contains(low, "cannot fork")) {
+	if plan.MaxProcs > 0 && !c.cgroup && failedFork(low) {
 		return sandbox.ProcessLimitDenial(plan.MaxProcs), true
 	}
 	if plan.TempBytes > 0 && strings.Contains(low, "no space left on device") && c.temp && !sandbox.DiskFull(plan.Root) {

@@ -15,9 +15,12 @@ func TestLimitRefusedReadsTheFailedForkAndWrite(t *testing.T) {
 	if !ok || d.Kind != "limit" || d.Reason != "temporary folder limit 8 MiB reached: no space left on device" {
 		t.Errorf("a full temporary folder: %+v %v", d, ok)
 	}
-	d, ok = limitRefused("/bin/sh: 0: Cannot fork", plan, rlimit)
-	if !ok || d.Reason != "process limit 64 reached: fork failed" {
-		t.Errorf("a failed fork: %+v %v", d, ok)
+	for _, line := range []string{"/bin/sh: 0: Cannot fork", "bash: fork: retry: Resource temporarily unavailable",
+		"Error: spawn EAGAIN", "fork/exec /bin/true: resource temporarily unavailable"} {
+		d, ok = limitRefused(line, plan, rlimit)
+		if !ok || d.Reason != "process limit 64 reached: fork failed" {
+			t.Errorf("a failed fork, %q: %+v %v", line, d, ok)
+		}
 	}
 	// A cgroup counts what its cap refused: the line is not read then.
 	if d, ok := limitRefused("bash: fork: retry: Resource temporarily unavailable", plan, capsHere{cgroup: true}); ok {
