@@ -75,6 +75,13 @@ type SandboxConfig struct {
 type Limits struct {
 	TimeoutMs, SlowTimeoutMs, BackgroundYieldMs int
 	MaxStreamChars, MaxLineChars, MaxSessions   int
+	// MaxProcesses caps the processes of one confined command's tree
+	// (`max_processes`), TempMiB the size of its temporary folder in MiB
+	// (`temp_mib`); 0 is no cap. The defaults are far above what a build
+	// uses (a parallel link or test run stays in the hundreds of
+	// processes and well under a GiB of temporary files) and far below
+	// what stops the machine.
+	MaxProcesses, TempMiB int
 }
 
 // PolicyConfig holds the lists the policy package judges commands with.
@@ -105,6 +112,8 @@ func Default() Config {
 			MaxStreamChars:    16000,
 			MaxLineChars:      500,
 			MaxSessions:       64,
+			MaxProcesses:      4096,
+			TempMiB:           2048,
 		},
 		Policy: PolicyConfig{
 			Allow: []string{

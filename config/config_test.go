@@ -92,6 +92,8 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{"bool as string", "login_env = \"yes\"\n", "bad.toml:1: login_env:"},
 		{"bad unattended", "\nunattended = \"maybe\"\n", "bad.toml:2: unattended: must be"},
 		{"negative limit", "[limits]\nmax_sessions = 0\n", "bad.toml:2: limits.max_sessions: must be at least 1"},
+		{"too few processes", "[limits]\nmax_processes = 8\n", "bad.toml:2: limits.max_processes: must be 0 (no cap) or at least 16"},
+		{"negative temp", "[limits]\ntemp_mib = -1\n", "bad.toml:2: limits.temp_mib: must be at least 0"},
 		{"relative shell", "shell = \"./evil.sh\"\n", "bad.toml:1: shell: must be"},
 		{"lift protection", "[policy]\nprotected_paths = [\"!.env*\"]\n", "bad.toml:2: policy.protected_paths:"},
 		{"empty entry", "[policy]\ndeny = [\"\"]\n", "bad.toml:2: policy.deny: empty entry"},

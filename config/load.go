@@ -41,6 +41,8 @@ type fileLimits struct {
 	MaxStreamChars    *int `toml:"max_stream_chars"`
 	MaxLineChars      *int `toml:"max_line_chars"`
 	MaxSessions       *int `toml:"max_sessions"`
+	MaxProcesses      *int `toml:"max_processes"`
+	TempMiB           *int `toml:"temp_mib"`
 }
 
 type filePolicy struct {
@@ -209,6 +211,8 @@ func (fc fileConfig) mergeInto(c *Config) {
 	setIf(&l.MaxStreamChars, fc.Limits.MaxStreamChars)
 	setIf(&l.MaxLineChars, fc.Limits.MaxLineChars)
 	setIf(&l.MaxSessions, fc.Limits.MaxSessions)
+	setIf(&l.MaxProcesses, fc.Limits.MaxProcesses)
+	setIf(&l.TempMiB, fc.Limits.TempMiB)
 	p := &c.Policy
 	p.Allow = mergeList(p.Allow, fc.Policy.Allow)
 	p.Deny = mergeList(p.Deny, fc.Policy.Deny)

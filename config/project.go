@@ -139,6 +139,8 @@ func (fc fileConfig) projectLimits(c *Config, note func(key, why string)) {
 	lower(fl.MaxStreamChars, &l.MaxStreamChars, false, "limits.max_stream_chars", note)
 	lower(fl.MaxLineChars, &l.MaxLineChars, false, "limits.max_line_chars", note)
 	lower(fl.MaxSessions, &l.MaxSessions, false, "limits.max_sessions", note)
+	lower(fl.MaxProcesses, &l.MaxProcesses, true, "limits.max_processes", note)
+	lower(fl.TempMiB, &l.TempMiB, true, "limits.temp_mib", note)
 	lower(fc.MCPYieldMs, &c.MCPYieldMs, true, "mcp_yield_ms", note)
 }
 

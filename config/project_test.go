@@ -191,3 +191,20 @@ mcp_yield_ms = 0
 		}
 	}
 }
+
+// The caps on a confined command's processes and temporary folder: a
+// project may lower them, not raise or lift them (0 lifts).
+func TestProjectLowersConsumptionCaps(t *testing.T) {
+	base := Default()
+	if base.Limits.MaxProcesses != 4096 || base.Limits.TempMiB != 2048 {
+		t.Fatalf("defaults: %+v", base.Limits)
+	}
+	cfg, err := ParseProject(base, FileName, []byte("[limits]\nmax_processes = 64\ntemp_mib = 8\n"))
+	if err != nil || cfg.Limits.MaxProcesses != 64 || cfg.Limits.TempMiB != 8 {
+		t.Fatalf("lowered: %+v %v", cfg.Limits, err)
+	}
+	cfg, err = ParseProject(base, FileName, []byte("[limits]\nmax_processes = 0\ntemp_mib = 4096\n"))
+	if err != nil || cfg.Limits.MaxProcesses != 4096 || cfg.Limits.TempMiB != 2048 || len(cfg.Warnings) != 2 {
+		t.Fatalf("raised or lifted: %+v %v %q", cfg.Limits, err, cfg.Warnings)
+	}
+}

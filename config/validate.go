@@ -85,6 +85,9 @@ func validateShell(s string) error {
 	return nil
 }
 
+// minProcesses is the lowest process cap a config may set.
+const minProcesses = 16
+
 func validateLimits(l Limits) error {
 	checks := []struct {
 		key string
@@ -97,11 +100,17 @@ func validateLimits(l Limits) error {
 		{"limits.max_stream_chars", l.MaxStreamChars, 100},
 		{"limits.max_line_chars", l.MaxLineChars, 10},
 		{"limits.max_sessions", l.MaxSessions, 1},
+		{"limits.temp_mib", l.TempMiB, 0},
 	}
 	for _, c := range checks {
 		if c.v < c.min {
 			return bad(c.key, "must be at least %d, not %d", c.min, c.v)
 		}
+	}
+	// A shell, its pipeline and a subshell need a few; a cap below that
+	// fails every command instead of bounding one.
+	if l.MaxProcesses != 0 && l.MaxProcesses < minProcesses {
+		return bad("limits.max_processes", "must be 0 (no cap) or at least %d, not %d", minProcesses, l.MaxProcesses)
 	}
 	return nil
 }

@@ -15,10 +15,11 @@ import (
 
 // sandboxStatus is initialize's sandbox field.
 type sandboxStatus struct {
-	Mode    string  `json:"mode"`
-	Backend string  `json:"backend"`
-	Network string  `json:"network"`
-	Reason  *string `json:"reason"`
+	Mode    string   `json:"mode"`
+	Backend string   `json:"backend"`
+	Network string   `json:"network"`
+	Reason  *string  `json:"reason"`
+	Limits  []string `json:"limits"`
 }
 
 // confined is a helper for a fresh root under a fake home, with the
@@ -309,11 +310,13 @@ func TestSandboxLeavingLine(t *testing.T) {
 
 // TestSandboxTempDirOfAKilledHelperIsRemoved: a helper removes its
 // temporary folder at exit; one killed with SIGKILL cannot, and the next
-// helper removes it once it has answered.
+// helper removes it once it has answered. The commands share the folder
+// on disk where it is not capped (temp_mib = 0); capped, each has a tmpfs
+// of its own over it, and the folder holds the owner file alone.
 func TestSandboxTempDirOfAKilledHelperIsRemoved(t *testing.T) {
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	must(t, err)
-	s := startConfined(t, "ndjson", withEnv("TMPDIR="+tmp))
+	s := startCapped(t, 0, 0, withEnv("TMPDIR="+tmp))
 	dir := lastLine(s.c.exec(map[string]any{"command": `echo left > "$TMPDIR/work"; echo "$TMPDIR"`}).Output)
 	if !strings.HasPrefix(dir, tmp+"/termhelper-") {
 		t.Fatalf("TMPDIR %q, want a folder in %s", dir, tmp)

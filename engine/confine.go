@@ -98,6 +98,7 @@ func (e *Engine) plan(c confinement, home string, getenv func(string) string) sa
 	root, sc := e.opts.Root, e.opts.Config.Sandbox
 	p := sandbox.Defaults(root, home, getenv)
 	p.Mode, p.Network, p.TempDir, p.Log = c.mode, c.network, e.opts.Sandbox.TempDir, e.log
+	p.MaxProcs, p.TempBytes = e.limits()
 	if e.opts.TrashDir != "" {
 		p.Writable = append(p.Writable, e.opts.TrashDir)
 	}

@@ -32,6 +32,9 @@ type Sandbox struct {
 	// Asked is the mode the config (or ModeEnv) asks for: Status says
 	// what of it this machine gives. "" is the config's own.
 	Asked sandbox.Mode
+	// Limits names the caps on a confined command that hold here; it
+	// waits for the probe. Nil: none.
+	Limits func() []string
 }
 
 // ModeEnv names the variable that sets the sandbox mode where the config
@@ -56,7 +59,8 @@ func OpenSandbox(cfg config.Config, root string, log *slog.Logger) (s Sandbox, c
 	if err != nil {
 		return Sandbox{}, nil, err
 	}
-	s.Status, s.Asked = probe(mode, net), mode
+	s.Status, s.Asked = probe(mode, net, cfg.Limits), mode
+	s.Limits = sync.OnceValue(func() []string { s.Status(); return limitsHeld(cfg.Limits, measuredCaps()) })
 	if mode == sandbox.Off {
 		return s, func() {}, nil
 	}
@@ -99,9 +103,9 @@ func configured(cfg config.Config) (sandbox.Mode, sandbox.Network, error) {
 
 // probe measures on a goroutine of its own and returns the wait for it:
 // the first Probe starts a short child, which must not delay the start.
-func probe(mode sandbox.Mode, net sandbox.Network) func() sandbox.Status {
+func probe(mode sandbox.Mode, net sandbox.Network, l config.Limits) func() sandbox.Status {
 	ch := make(chan sandbox.Status, 1)
-	go func() { ch <- sandbox.Probe(mode, net) }()
+	go func() { ch <- withLimitGaps(sandbox.Probe(mode, net), l, measuredCaps) }()
 	return sync.OnceValue(func() sandbox.Status { return <-ch })
 }
 

@@ -26,6 +26,7 @@ type watcher struct {
 func (e *Engine) watch(id string, ps *platform.Spec, command string, plan sandbox.Plan, home string,
 	proxy *egress.Proxy, ask egress.Asker) (session.Watcher, error) {
 	w := &watcher{refusals: newRefusals(plan, home), dotenv: &e.dotenv, opened: e.dotenv.openSnapshot()}
+	w.refusals.caps = measuredCaps()
 	if proxy == nil {
 		return w, nil
 	}
@@ -102,6 +103,7 @@ const maxRefusals = 16
 type refusals struct {
 	plan sandbox.Plan
 	home string
+	caps capsHere
 
 	mu   sync.Mutex
 	seen []sandbox.Denial
@@ -113,6 +115,9 @@ func newRefusals(plan sandbox.Plan, home string) *refusals {
 
 func (r *refusals) line(line string) {
 	d, ok := refusedPath(line, r.plan, r.home)
+	if !ok {
+		d, ok = limitRefused(line, r.plan, r.caps)
+	}
 	if !ok {
 		return
 	}

@@ -63,10 +63,11 @@ type Sandbox struct {
 
 // Denial is one thing the sandbox stopped: a host, or a path.
 type Denial struct {
-	Kind string `json:"kind" jsonschema:"network, write or read."`
-	Host string `json:"host,omitempty"`
-	Port int    `json:"port,omitempty"`
-	Path string `json:"path,omitempty"`
+	Kind   string `json:"kind" jsonschema:"network, write, read, or limit (a cap on processes or temporary space reached)."`
+	Host   string `json:"host,omitempty"`
+	Port   int    `json:"port,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Reason string `json:"reason,omitempty" jsonschema:"With limit: which cap, and what failed."`
 }
 
 // Row is one session of a list.

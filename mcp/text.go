@@ -115,6 +115,8 @@ func deniedLine(denied []sandbox.Denial) string {
 		case d.Kind == "network" && d.Host != "":
 			parts = append(parts, fmt.Sprintf("network %s:%d", d.Host, d.Port))
 			network = true
+		case d.Kind == "limit":
+			parts = append(parts, d.Reason)
 		default:
 			parts = append(parts, d.Kind+" "+d.Path)
 		}

@@ -35,6 +35,10 @@ type treeCgroup struct {
 	mu   sync.Mutex
 	path string // "" once removed
 	fd   int    // the directory, open until the command has started; -1 after
+	v1   string // its cgroup in the v1 pids hierarchy, if it has one (pids_linux.go)
+	// max is its process cap (0: none), refused the forks the cap
+	// refused, read as the cgroup goes.
+	max, refused int
 }
 
 // cgroups is the helper's container of command cgroups: made when the
@@ -122,20 +126,36 @@ func ownCgroup() (string, error) {
 // system, wherever it is mounted (a hybrid hierarchy puts it at
 // /sys/fs/cgroup/unified).
 func cgroup2Mount() (root, mount string, err error) {
+	err = eachMount(func(fields, fs []string) bool {
+		if fs[0] == "cgroup2" {
+			root, mount = unescapeMount(fields[3]), unescapeMount(fields[4])
+		}
+		return mount == ""
+	})
+	if err == nil && mount == "" {
+		err = errors.New("no cgroup2 file system is mounted")
+	}
+	return root, mount, err
+}
+
+// eachMount calls fn with each mount's fields in /proc/self/mountinfo,
+// before the separator (at least 5) and after it (at least 3: the file
+// system, its source and its options), until fn returns false.
+func eachMount(fn func(fields, fs []string) bool) error {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
-		return "", "", err
+		return err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		fields := strings.Fields(pre)
-		if ok && len(fields) >= 5 && strings.HasPrefix(post, "cgroup2 ") {
-			return unescapeMount(fields[3]), unescapeMount(fields[4]), nil
+		fields, fs := strings.Fields(pre), strings.Fields(post)
+		if ok && len(fields) >= 5 && len(fs) >= 3 && !fn(fields, fs) {
+			break
 		}
 	}
-	return "", "", errors.New("no cgroup2 file system is mounted")
+	return sc.Err()
 }
 
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).
@@ -170,6 +190,7 @@ func newTreeCgroup() *treeCgroup {
 		if err := os.Mkdir(cgroups.dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			return nil
 		}
+		enablePids(cgroups.dir)
 	}
 	cgroups.next++
 	path := filepath.Join(cgroups.dir, "c"+strconv.Itoa(cgroups.next))
@@ -278,6 +299,10 @@ func (cg *treeCgroup) release() {
 	if cg.path == "" {
 		return
 	}
+	if cg.max > 0 && cg.refused == 0 {
+		cg.refused = cg.limitReached()
+	}
+	cg.releaseV1()
 	if err := os.Remove(cg.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return // still populated: a later release removes it
 	}
@@ -358,6 +383,7 @@ func KillCgroup(dir string) int {
 	}
 	n := killCgroup(dir)
 	removeCgroups(dir)
+	removeV1(dir)
 	return n
 }
 

@@ -7,3 +7,6 @@ func CgroupDir() string { return "" }
 
 // KillCgroup does nothing here: there are no cgroups.
 func KillCgroup(string) int { return 0 }
+
+// PidsLimit is "": no cgroup caps a command's processes here.
+func PidsLimit() string { return "" }

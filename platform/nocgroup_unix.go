@@ -5,6 +5,8 @@ package platform
 import (
 	"os/exec"
 	"syscall"
+
+	"github.com/termhelper/termhelper/sandbox"
 )
 
 // treeCgroup stands for a command's cgroup: there are none here.
@@ -20,6 +22,12 @@ func (*treeCgroup) populated() bool       { return false }
 func (*treeCgroup) signal(syscall.Signal) {}
 func (*treeCgroup) killAll()              {}
 func (*treeCgroup) release()              {}
+
+// No cgroup caps a tree here: the trampoline's rlimit alone.
+func limitProcs(*treeCgroup, *sandbox.Launch, int) {}
+
+// No cgroup caps a tree here.
+func (*Process) limitDenials() []sandbox.Denial { return nil }
 
 // The helper is no subreaper here: no tree to count orphans by.
 func addTree(int)      {}

@@ -106,8 +106,10 @@ type Process struct {
 }
 
 // Denied lists what the sandbox refused the command so far (nil when it
-// runs unconfined).
-func (p *Process) Denied() []sandbox.Denial { return p.guard.Denied() }
+// runs unconfined), and the process cap, if the tree reached it.
+func (p *Process) Denied() []sandbox.Denial {
+	return append(p.guard.Denied(), p.limitDenials()...)
+}
 
 // initialInput is Spec.Stdin and where it goes, for WriteInitial.
 type initialInput struct {

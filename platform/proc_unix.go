@@ -79,7 +79,7 @@ func startConfined(cmd *exec.Cmd, spec Spec) (started, error) {
 		if err != nil {
 			return started{}, fmt.Errorf("start: %w", err)
 		}
-		if st, err = startLaunch(cmd, launch); err != nil {
+		if st, err = startLaunch(cmd, launch, spec.Sandbox.MaxProcs); err != nil {
 			return started{}, err
 		}
 	}
@@ -87,10 +87,13 @@ func startConfined(cmd *exec.Cmd, spec Spec) (started, error) {
 	return st, nil
 }
 
-// startLaunch starts cmd through the trampoline launch sets on it.
-func startLaunch(cmd *exec.Cmd, launch *sandbox.Launch) (started, error) {
+// startLaunch starts cmd through the trampoline launch sets on it, its
+// tree capped at maxProcs processes where a cgroup can (0: no cap).
+func startLaunch(cmd *exec.Cmd, launch *sandbox.Launch, maxProcs int) (started, error) {
+	cg := newTreeCgroup()
+	limitProcs(cg, launch, maxProcs)
 	launch.Apply(cmd)
-	cmd, cg, err := startContained(cmd, newTreeCgroup())
+	cmd, cg, err := startContained(cmd, cg)
 	if err != nil {
 		launch.Abort()
 		return started{}, fmt.Errorf("start in the sandbox: %w", err)

@@ -155,7 +155,7 @@ func startSpare(plan sandbox.Plan) *spare {
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Env, cmd.Dir = []string{"GOMAXPROCS=1"}, "/"
 	cmd.SysProcAttr = sysProcAttr(false)
-	st, err := startLaunch(cmd, launch)
+	st, err := startLaunch(cmd, launch, plan.MaxProcs)
 	if err != nil {
 		return nil
 	}

@@ -51,11 +51,16 @@ type SandboxStatus struct {
 	Backend string  `json:"backend"`
 	Network string  `json:"network"`
 	Reason  *string `json:"reason"`
+	// Limits names the caps on a confined command that hold here, and
+	// how; a cap that cannot is in Reason.
+	Limits []string `json:"limits,omitempty"`
 }
 
-// SandboxStatusOf is a probed status on the wire.
-func SandboxStatusOf(st sandbox.Status) SandboxStatus {
-	return SandboxStatus{Mode: string(st.Mode), Backend: st.Backend, Network: string(st.Network), Reason: optional(st.Reason)}
+// SandboxStatusOf is a probed status on the wire, with the caps that
+// hold.
+func SandboxStatusOf(st sandbox.Status, limits []string) SandboxStatus {
+	return SandboxStatus{Mode: string(st.Mode), Backend: st.Backend, Network: string(st.Network), Reason: optional(st.Reason),
+		Limits: limits}
 }
 
 // ServerInfo names the helper.

@@ -35,12 +35,14 @@ type SandboxReport struct {
 }
 
 // Denial is one thing the sandbox stopped: a host (kind "network"; a unix
-// socket has a path instead), or a path written or read.
+// socket has a path instead), a path written or read, or a cap the
+// command reached (kind "limit", the reason saying which).
 type Denial struct {
-	Kind string `json:"kind"`
-	Host string `json:"host,omitempty"`
-	Port int    `json:"port,omitempty"`
-	Path string `json:"path,omitempty"`
+	Kind   string `json:"kind"`
+	Host   string `json:"host,omitempty"`
+	Port   int    `json:"port,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // SandboxReportOf is the report of a command's denials; nil for none.

@@ -40,7 +40,7 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 		Root:            s.eng.Root(),
 		Restored:        protocol.Rows(s.eng.Restored()),
 		Limits:          protocol.Limits{TimeoutMs: l.TimeoutMs, MaxStreamChars: l.MaxStreamChars, MaxLineChars: l.MaxLineChars},
-		Sandbox:         protocol.SandboxStatusOf(s.eng.Sandbox()),
+		Sandbox:         protocol.SandboxStatusOf(s.eng.Sandbox(), s.eng.SandboxLimits()),
 		Warnings:        s.eng.Warnings(),
 	}, nil
 }

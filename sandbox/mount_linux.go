@@ -106,6 +106,12 @@ func mountPlan(p Plan, writable []string) error {
 	if err := ownShm(); err != nil {
 		return err
 	}
+	if err := ownTerminals(); err != nil {
+		return err
+	}
+	if err := capTemp(p, writable); err != nil {
+		return err
+	}
 	pinned := map[string]bool{}
 	for _, path := range p.Protect {
 		if err := makeNeutral(path, p.Neutral, writable); err != nil {

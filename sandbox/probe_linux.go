@@ -152,6 +152,10 @@ func probeChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if err := ownTerminals(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	fmt.Println(probeOK)
 	return 0
 }
@@ -180,10 +184,13 @@ func (m machine) status(mode Mode, net Network) Status {
 			gaps = append(gaps, "an IPC namespace is not allowed here: other processes' SysV shared memory stays in reach")
 		}
 	} else {
-		gaps = append(gaps, m.noNS+"; other processes' shared memory stays in reach")
+		gaps = append(gaps, m.noNS+"; other processes' shared memory stays in reach, and so do the other sessions' terminals, which a command can type into")
 		if m.abi < 9 {
 			gaps = append(gaps, fmt.Sprintf("Landlock ABI %d cannot close the SSH agent's and container engines' sockets (ABI 9 can)", m.abi))
 		}
+	}
+	if m.abi < 6 {
+		gaps = append(gaps, fmt.Sprintf("Landlock ABI %d cannot keep signals within a command's own processes: a command can signal the other sessions' processes and trampolines (ABI 6, Linux 6.12, can)", m.abi))
 	}
 	if m.abi < 3 {
 		gaps = append(gaps, fmt.Sprintf("Landlock ABI %d cannot stop a file outside the writable places from being truncated (Linux 6.2 can)", m.abi))

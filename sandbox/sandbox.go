@@ -12,7 +12,9 @@
 // empty or unreadable; other processes' environments cannot be read;
 // nothing can be traced, mounted or made into a device, no capability is
 // left, and signals and abstract sockets stay within the command's own
-// processes. On Linux the network is governed too: loopback only, the
+// processes, as do its terminals (a devpts instance of its own). Its
+// tree's processes and its temporary folder's size are capped (Plan's
+// MaxProcs and TempBytes: see limits_linux.go). On Linux the network is governed too: loopback only, the
 // rest through the helper's egress proxy; a server the command starts
 // answers this machine only. The dynamic loader's variables a request
 // sets reach the command, never the trampoline, and termhelper's own
@@ -140,6 +142,10 @@ type Plan struct {
 	Protect  []string // read-only even inside writable places
 	Neutral  []string // of Protect: files made, where missing, with what changes nothing (git's commondir)
 	Hide     []string // secret places: empty or absent inside
+	// MaxProcs caps the processes of the command's tree and TempBytes the
+	// size of its temporary folder; 0 is no cap (see Limits).
+	MaxProcs  int
+	TempBytes int64
 
 	// Log receives what the network supervisor has to say; nil discards.
 	Log *slog.Logger `json:"-"`
@@ -149,15 +155,16 @@ type Plan struct {
 func (p Plan) Same(o Plan) bool {
 	return p.Mode == o.Mode && p.Network == o.Network && p.Root == o.Root && p.TempDir == o.TempDir &&
 		slices.Equal(p.Writable, o.Writable) && slices.Equal(p.Protect, o.Protect) && slices.Equal(p.Neutral, o.Neutral) &&
-		slices.Equal(p.Hide, o.Hide)
+		slices.Equal(p.Hide, o.Hide) && p.MaxProcs == o.MaxProcs && p.TempBytes == o.TempBytes
 }
 
 // Denial is something the sandbox stopped that can be named.
 type Denial struct {
-	Kind string // "network", "write", "read"
-	Host string // network
-	Port int    // network
-	Path string // write, read
+	Kind   string // "network", "write", "read", "limit"
+	Host   string // network
+	Port   int    // network
+	Path   string // write, read
+	Reason string // limit: which, and what failed
 }
 
 // Command is the first argument that makes termhelper act as the

@@ -59,11 +59,11 @@ func TestTheCommandKeepsItsTerminalSessionAndGroup(t *testing.T) {
 	eachVariant(t, func(t *testing.T, v variant) {
 		w := newWorld(t)
 		cmd, master := onTerminal(t, w.plan(WorkspaceWrite), w.env(), `
-tty; echo "ids $$ $(cut -d' ' -f5,6 /proc/$$/stat) end"; read -p "name? " x; echo "got $x"`)
+[ -t 0 ] && echo "on a ""terminal"; echo "ids $$ $(cut -d' ' -f5,6 /proc/$$/stat) end"; read -p "name? " x < /dev/tty; echo "got $x"`)
 		r := bufio.NewReader(master)
 		seen := readUntil(t, r, master, "name? ")
-		if !strings.Contains(seen, "/dev/pts/") {
-			t.Errorf("tty does not see the terminal: %q", seen)
+		if !strings.Contains(seen, "on a terminal") {
+			t.Errorf("the command's input is no terminal: %q", seen)
 		}
 		pid := strconv.Itoa(cmd.Process.Pid)
 		if want := "ids " + pid + " " + pid + " " + pid + " end"; !strings.Contains(seen, want) {
@@ -111,4 +111,32 @@ func alive(pid string) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+// A confined command's terminal folder is its own: the terminals it makes
+// are there, the helper's (and so every other session's) are not.
+func TestTheCommandHasATerminalFolderOfItsOwn(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		if v.name == "landlock-only" {
+			t.Skip("without a mount namespace the terminals are the machine's: initialize says so")
+		}
+		w := newWorld(t)
+		other, otherTTY, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		defer otherTTY.Close()
+		_, master := onTerminal(t, w.plan(WorkspaceWrite), w.env(), `
+echo intruder > `+otherTTY.Name()+` && echo "wrote""-other"
+python3 -c 'import os; m, s = os.openpty(); os.write(s, b"x"); print("own-" + "pty", os.read(m, 1))' 2>&1
+echo "done""-here"`)
+		seen := readUntil(t, bufio.NewReader(master), master, "done-here")
+		if strings.Contains(seen, "wrote-other") {
+			t.Errorf("the command opened another terminal, %s: %q", otherTTY.Name(), seen)
+		}
+		if !strings.Contains(seen, "own-pty b'x'") {
+			t.Errorf("the command could not make a terminal of its own: %q", seen)
+		}
+	})
 }

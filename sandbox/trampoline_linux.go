@@ -25,6 +25,9 @@ type wire struct {
 	// Loader: the command's variables for the dynamic loader, kept out of
 	// the trampoline's own environment (loaderVar).
 	Loader []string `json:",omitempty"`
+	// PidsCgroup is a v1 pids cgroup to join first: the tree's process
+	// cap where cgroup v2 has none (JoinCgroup).
+	PidsCgroup string `json:",omitempty"`
 }
 
 // Serve is the trampoline, `termhelper __sandbox PLAN -- ARGV...`: it
@@ -84,6 +87,9 @@ func confine(w wire) error {
 	}
 	if w.Mode == Off {
 		return nil
+	}
+	if err := limitSelf(w); err != nil {
+		return err
 	}
 	writable, err := writablePlaces(w.Plan)
 	if err != nil {

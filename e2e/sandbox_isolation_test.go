@@ -1,0 +1,81 @@
+//go:build linux
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Two sessions of one helper are two sandboxes: a command in one cannot
+// kill the other's process, nor the trampoline watching it, nor the spare
+// made ahead for the next command, and cannot type into the other's
+// terminal.
+func TestSandboxSessionsCannotReachEachOther(t *testing.T) {
+	s := startConfined(t, "ndjson")
+	s.c.exec(map[string]any{"command": "true"})
+	readySpare(t, s) // B starts on it, which stays beside B
+	m := marker()
+	b := s.c.exec(map[string]any{"command": "echo ready; exec sleep " + m, "background": true, "readyPattern": "ready"})
+	if b.SessionID == "" || b.Pid == 0 {
+		t.Fatalf("session B did not start: %s %q", describe(b), b.Output)
+	}
+	tty, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", b.Pid))
+	if err != nil || !strings.HasPrefix(tty, "/dev/pts/") {
+		t.Fatalf("session B's terminal: %q %v", tty, err)
+	}
+	before := sparesOf(s.root)
+	targets := filepath.Join(t.TempDir(), "targets")
+	cmd, open := gated(t, fmt.Sprintf(`for p in $(cat %s); do kill -9 $p; echo kill-$p=$?; done; `+
+		`echo INTRUDER-%s > %s; echo write=$?`, targets, m, tty))
+	a := s.c.exec(map[string]any{"command": cmd, "background": true})
+	var ahead int
+	waitFor(t, "a spare made ahead beside A", func() bool {
+		for _, p := range sparesOf(s.root) {
+			if !slices.Contains(before, p) {
+				ahead = p
+			}
+		}
+		return ahead != 0
+	})
+	// A's own trampoline, in A's namespaces and Landlock domain, is
+	// A's to end; every other is out of its reach.
+	victims := []int{b.Pid, ahead}
+	own, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", a.Pid))
+	for _, p := range before {
+		if ns, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", p)); ns != own {
+			victims = append(victims, p)
+		}
+	}
+	var list []string
+	for _, p := range victims {
+		list = append(list, strconv.Itoa(p))
+	}
+	t.Logf("A tries B %d, the spare ahead %d and the trampolines of others in %v", b.Pid, ahead, victims[2:])
+	must(t, os.WriteFile(targets, []byte(strings.Join(list, " ")), 0o644))
+	open()
+	end := s.c.run("session/read", map[string]any{"sessionId": a.SessionID, "until": "exit", "yieldMs": 30000})
+	out := a.Output + end.Output
+	if !strings.Contains(out, "write=") {
+		t.Fatalf("session A did not run to its end: %s %q", describe(end), out)
+	}
+	for _, p := range victims {
+		if strings.Contains(out, fmt.Sprintf("kill-%d=0", p)) || syscall.Kill(p, 0) != nil {
+			t.Errorf("session A killed %d (B %d, spare ahead %d): %q", p, b.Pid, ahead, out)
+		}
+	}
+	if strings.Contains(out, "write=0") {
+		t.Errorf("session A wrote into session B's terminal: %q", out)
+	}
+	gone := s.c.run("session/kill", map[string]any{"sessionId": b.SessionID})
+	if strings.Contains(gone.Output, "INTRUDER-"+m) {
+		t.Errorf("session B's output holds what A wrote: %q", gone.Output)
+	}
+	noneLeft(t, m)
+}

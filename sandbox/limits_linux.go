@@ -1,0 +1,86 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// What a confined command may consume: its tree's processes and its
+// temporary folder's size. The helper caps the tree in a cgroup where it
+// can (the platform's pids.max); the trampoline adds an RLIMIT_NPROC,
+// which bounds one tree only inside a user namespace of its own (the
+// kernel counts a user's processes per namespace) and binds no one as
+// root, and it mounts the temporary folder as a tmpfs of the plan's size
+// in its mount namespace.
+
+// JoinCgroup has the trampoline join the v1 pids cgroup at dir before it
+// confines itself: a tree's process cap where cgroup v2 has no pids
+// controller to give it. Call it before Apply.
+func (l *Launch) JoinCgroup(dir string) {
+	if l != nil && !l.sys.plain {
+		l.sys.w.PidsCgroup = dir
+	}
+}
+
+// CountsProcesses reports whether the trampoline's RLIMIT_NPROC bounds a
+// confined command's own tree here: in a user namespace of its own, for
+// anyone but root (whose processes the kernel does not count).
+func CountsProcesses() bool {
+	return os.Geteuid() != 0 && launchNamespaces(measured())&unix.CLONE_NEWUSER != 0
+}
+
+// CapsTemp reports whether a confined command's temporary folder can be
+// capped here: it takes a mount namespace.
+func CapsTemp() bool { return launchNamespaces(measured()) != 0 }
+
+// limitSelf joins the plan's pids cgroup and sets the process rlimit,
+// where it bounds the tree.
+func limitSelf(w wire) error {
+	if w.PidsCgroup != "" {
+		procs := filepath.Join(w.PidsCgroup, "cgroup.procs")
+		if err := os.WriteFile(procs, []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
+			return fmt.Errorf("joining the cgroup of the process limit: %w", err)
+		}
+	}
+	if w.MaxProcs <= 0 || !w.Namespaces || os.Geteuid() == 0 {
+		return nil
+	}
+	n := uint64(w.MaxProcs)
+	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: n, Max: n}); err != nil {
+		return fmt.Errorf("setting the process limit: %w", err)
+	}
+	return nil
+}
+
+// capTemp mounts a tmpfs of the plan's size over the temporary folder:
+// the command's own, empty at its start, gone with it, and full at the
+// size, where a write fails with ENOSPC. writable holds its real path
+// first (writablePlaces).
+func capTemp(p Plan, writable []string) error {
+	if p.TempBytes <= 0 || len(writable) == 0 {
+		return nil
+	}
+	opts := "mode=0700,size=" + strconv.FormatInt(p.TempBytes, 10)
+	if err := unix.Mount("tmpfs", writable[0], "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("capping the temporary folder: %w", err)
+	}
+	return nil
+}
+
+// DiskFull reports whether the file system holding dir has less than a
+// few MiB left: a write that found no space there failed for the disk,
+// not for a cap.
+func DiskFull(dir string) bool {
+	if dir == "" {
+		dir = "/"
+	}
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) != nil {
+		return false
+	}
+	return st.Bavail*uint64(st.Bsize) < 16<<20
+}
