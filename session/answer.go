@@ -29,9 +29,8 @@ type AnswerOpts struct {
 // Answer waits until an answer is due and returns it: finished once the
 // command has ended and its output is drained, alive otherwise.
 func (s *Session) Answer(o AnswerOpts) Result {
-	s.mu.Lock()
-	s.lastCall = time.Now()
-	s.mu.Unlock()
+	s.callStarts()
+	defer s.callEnds()
 	var deadline <-chan time.Time
 	if o.Yield > 0 {
 		t := time.NewTimer(o.Yield)
@@ -49,6 +48,23 @@ func (s *Session) Answer(o AnswerOpts) Result {
 			s.wait(wake, deadline, &o)
 		}
 	}
+}
+
+// callStarts and callEnds bracket a call that waits on the session: a
+// renewing cap does not run out while one waits, and counts again from
+// its end.
+func (s *Session) callStarts() {
+	s.mu.Lock()
+	s.calls++
+	s.lastCall = time.Now()
+	s.mu.Unlock()
+}
+
+func (s *Session) callEnds() {
+	s.mu.Lock()
+	s.calls--
+	s.lastCall = time.Now()
+	s.mu.Unlock()
 }
 
 // wait blocks until something may have made the answer due.
@@ -173,7 +189,7 @@ func (s *Session) aliveAnswerLocked() Result {
 	s.handed = true
 	s.lastCall = time.Now()
 	if s.spec.Timeout > 0 {
-		r.EndsIn, r.Renews = s.capEndLocked().Sub(s.lastCall), s.renewsLocked()
+		r.EndsIn, r.Renews = s.capEndLocked(s.lastCall).Sub(s.lastCall), s.renewsLocked()
 	}
 	return r
 }
