@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -25,8 +26,9 @@ type planted struct {
 	confined bool              // a confined command has started
 }
 
-// maxPlantedFiles bounds the files read in the watched folders.
-const maxPlantedFiles = 2000
+// maxPlantedFiles bounds the files read in each watched folder: a
+// folder flooded with files must not hide a change to another.
+const maxPlantedFiles = 500
 
 // ran is a confined command about to start: the state before it is the
 // first baseline.
@@ -78,18 +80,27 @@ func (w *planted) answered(state map[string]string) {
 func plantedState(root string) map[string]string {
 	state := map[string]string{}
 	for _, p := range sandbox.ProjectRunners(root) {
-		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || len(state) >= maxPlantedFiles {
-				return nil
-			}
-			if !d.IsDir() {
-				rel, _ := filepath.Rel(root, path)
-				state[filepath.ToSlash(rel)] = digest(path, d)
-			}
-			return nil
-		})
+		digestTree(root, p, state)
 	}
 	return state
+}
+
+// digestTree adds the files of one watched path to state, at most
+// maxPlantedFiles of them.
+func digestTree(root, top string, state map[string]string) {
+	n := 0
+	filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case n >= maxPlantedFiles:
+			return fs.SkipAll
+		case err != nil || d.IsDir():
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		state[filepath.ToSlash(rel)] = digest(path, d)
+		n++
+		return nil
+	})
 }
 
 // maxDigested is how much of a watched file is read: they are small.
@@ -116,8 +127,44 @@ func digest(path string, d fs.DirEntry) string {
 }
 
 // plantedReason is the reason that names the changed files, so that a
-// host that shows only the reasons shows them too.
+// host that shows only the reasons shows them too; a folder with many is
+// named once, with their count, so that no name is buried among them.
 func plantedReason(changed []string) string {
-	return "changed since the last question, while commands ran confined: " + strings.Join(changed, ", ") +
+	return "changed since the last question, while commands ran confined: " + strings.Join(grouped(changed), ", ") +
 		" (files that make an editor, an agent or direnv run code when the project is next opened)"
+}
+
+// maxNamedInFolder is how many changed files of one watched folder are
+// named.
+const maxNamedInFolder = 3
+
+// grouped are the changed names, each watched folder's reduced to the
+// folder and a count when it has more than maxNamedInFolder.
+func grouped(changed []string) []string {
+	count := map[string]int{}
+	for _, name := range changed {
+		count[watchedOf(name)]++
+	}
+	var out []string
+	named := map[string]bool{}
+	for _, name := range changed {
+		switch w := watchedOf(name); {
+		case count[w] <= maxNamedInFolder:
+			out = append(out, name)
+		case !named[w]:
+			out = append(out, fmt.Sprintf("%s/ (%d files)", w, count[w]))
+			named[w] = true
+		}
+	}
+	return out
+}
+
+// watchedOf is the watched path a changed name is, or lies in.
+func watchedOf(name string) string {
+	for _, w := range sandbox.ProjectRunners("") {
+		if w = filepath.ToSlash(w); name == w || strings.HasPrefix(name, w+"/") {
+			return w
+		}
+	}
+	return name
 }
