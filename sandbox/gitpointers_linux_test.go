@@ -39,3 +39,31 @@ echo "[core] fsmonitor = evil" >> "$MOD/config"; echo ran`)
 		}
 	})
 }
+
+// A file the repository's config includes (include.path, includeIf's
+// path: projects ship a shared config and tell people to include it) is
+// config too: a confined command can neither change one that is there
+// nor make one that is missing, in the root or in a cache.
+func TestWhatTheConfigIncludesStays(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		if v.force == "none" {
+			t.Skip("without a mount namespace the policy alone guards what is inside the root")
+		}
+		w := newWorld(t)
+		shared := filepath.Join(w.root, "tools", "shared.gitconfig")
+		missing := filepath.Join(w.cache, "local.gitconfig")
+		mkdir(t, filepath.Dir(shared))
+		write(t, shared, "[user]\n\tname = t\n")
+		write(t, filepath.Join(w.root, ".git", "config"), "[core]\n[include]\n\tpath = ../tools/shared.gitconfig\n"+
+			"[includeIf \"gitdir:/\"]\n\tpath = "+missing+"\n")
+		r := run(t, w.plan(WorkspaceWrite), w.env("SHARED="+shared, "MISSING="+missing), `
+echo "[core] fsmonitor = evil" >> "$SHARED"; rm -f "$SHARED"; echo "[core] fsmonitor = evil" > "$SHARED"
+echo "[core] fsmonitor = evil" > "$MISSING"; echo ran`)
+		if got := read(t, shared); got != "[user]\n\tname = t\n" {
+			t.Errorf("the included config changed: %q (%s)", got, r.out)
+		}
+		if got, err := os.ReadFile(missing); err == nil && len(got) > 0 {
+			t.Errorf("a config the repository includes was planted: %q (%s)", got, r.out)
+		}
+	})
+}
