@@ -53,10 +53,14 @@ func gitProtected(root, home string, r *reads) guarded {
 	if gitDir != common {
 		g.worktreeFolder(gitDir)
 	}
-	if hp := hooksPath(filepath.Join(common, "config"), r); hp != "" {
-		g.add(expandHooksPath(hp, root, home) + "/")
+	configs := []string{filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree")}
+	inc := included(configs, home, r)
+	g.keepNeutral(inc...)
+	for _, config := range append(configs, inc...) {
+		if hp := hooksPath(config, r); hp != "" {
+			g.add(expandHooksPath(hp, root, home) + "/")
+		}
 	}
-	g.keepNeutral(included([]string{filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree")}, home, r)...)
 	g.worktrees(common, gitDir, r)
 	g.submodules(common, root, r)
 	return g

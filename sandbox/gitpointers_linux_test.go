@@ -53,13 +53,20 @@ func TestWhatTheConfigIncludesStays(t *testing.T) {
 		shared := filepath.Join(w.root, "tools", "shared.gitconfig")
 		missing := filepath.Join(w.cache, "local.gitconfig")
 		mkdir(t, filepath.Dir(shared))
-		write(t, shared, "[user]\n\tname = t\n")
+		write(t, shared, "[user]\n\tname = t\n[core]\n\thooksPath = .githooks\n")
+		hook := filepath.Join(w.root, ".githooks", "pre-commit")
+		mkdir(t, filepath.Dir(hook))
+		write(t, hook, "#!/bin/sh\nexit 0\n")
 		write(t, filepath.Join(w.root, ".git", "config"), "[core]\n[include]\n\tpath = ../tools/shared.gitconfig\n"+
 			"[includeIf \"gitdir:/\"]\n\tpath = "+missing+"\n")
-		r := run(t, w.plan(WorkspaceWrite), w.env("SHARED="+shared, "MISSING="+missing), `
+		r := run(t, w.plan(WorkspaceWrite), w.env("SHARED="+shared, "MISSING="+missing, "HOOK="+hook), `
 echo "[core] fsmonitor = evil" >> "$SHARED"; rm -f "$SHARED"; echo "[core] fsmonitor = evil" > "$SHARED"
+echo evil >> "$HOOK"; rm -f "$HOOK"; echo evil > "$HOOK"
 echo "[core] fsmonitor = evil" > "$MISSING"; echo ran`)
-		if got := read(t, shared); got != "[user]\n\tname = t\n" {
+		if got := read(t, hook); got != "#!/bin/sh\nexit 0\n" {
+			t.Errorf("a hook where an included config puts them changed: %q (%s)", got, r.out)
+		}
+		if got := read(t, shared); got != "[user]\n\tname = t\n[core]\n\thooksPath = .githooks\n" {
 			t.Errorf("the included config changed: %q (%s)", got, r.out)
 		}
 		if got, err := os.ReadFile(missing); err == nil && len(got) > 0 {
