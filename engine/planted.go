@@ -16,7 +16,8 @@ import (
 )
 
 // planted watches the files of the project that make another program run
-// code (sandbox.ProjectRunners). The sandbox keeps those that are there
+// code (sandbox.ProjectRunners), and the .git of each submodule the index
+// lists (sandbox.SubmoduleGits: the user's git status runs git there). The sandbox keeps those that are there
 // read-only; one that was missing can be made by a confined command, and
 // the next approval question names it, with any other change to them
 // since the last question, once a confined command has run.
@@ -82,7 +83,34 @@ func plantedState(root string) map[string]string {
 	for _, p := range sandbox.ProjectRunners(root) {
 		digestTree(root, p, state)
 	}
+	for i, p := range sandbox.SubmoduleGits(root) {
+		if i == maxPlantedFiles {
+			break
+		}
+		if d, ok := submoduleDigest(p); ok {
+			rel, _ := filepath.Rel(root, p)
+			state[filepath.ToSlash(rel)] = d
+		}
+	}
 	return state
+}
+
+// submoduleDigest digests where a submodule's .git leads git: a .git
+// file's content, or a .git folder's config; false where there is none.
+func submoduleDigest(dotGit string) (string, bool) {
+	fi, err := os.Lstat(dotGit)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.IsDir():
+		config := filepath.Join(dotGit, "config")
+		cfi, err := os.Lstat(config)
+		if err != nil {
+			return "folder", true
+		}
+		return "folder:" + digest(config, fs.FileInfoToDirEntry(cfi)), true
+	}
+	return digest(dotGit, fs.FileInfoToDirEntry(fi)), true
 }
 
 // digestTree adds the files of one watched path to state, at most
@@ -131,7 +159,7 @@ func digest(path string, d fs.DirEntry) string {
 // named once, with their count, so that no name is buried among them.
 func plantedReason(changed []string) string {
 	return "changed since the last question, while commands ran confined: " + strings.Join(grouped(changed), ", ") +
-		" (files that make an editor, an agent or direnv run code when the project is next opened)"
+		" (files that make an editor, an agent, direnv or git run code when the project is next opened)"
 }
 
 // maxNamedInFolder is how many changed files of one watched folder are
