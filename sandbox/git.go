@@ -204,7 +204,7 @@ func included(configs []string, home string, r *reads) []string {
 		configs = configs[1:]
 		for _, section := range []string{"include", "includeif"} {
 			for _, p := range configValues(config, section, "path", r) {
-				if p = expandIncluded(p, filepath.Dir(config), home); p != "" && !seen[p] {
+				if p = expandIncluded(p, filepath.Dir(config), home); p != "" && !seen[p] && !isFolder(p, r) {
 					seen[p] = true
 					out, configs = append(out, p), append(configs, p)
 				}
@@ -212,6 +212,13 @@ func included(configs []string, home string, r *reads) []string {
 		}
 	}
 	return out
+}
+
+// isFolder tells whether path is a folder: an include naming one is
+// refused by git, and protecting it would make the folder read-only.
+func isFolder(path string, r *reads) bool {
+	fi, err := r.stat(path)
+	return err == nil && fi.IsDir()
 }
 
 func expandIncluded(p, dir, home string) string {

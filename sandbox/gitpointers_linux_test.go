@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -71,6 +72,19 @@ echo "[core] fsmonitor = evil" > "$MISSING"; echo ran`)
 		}
 		if got, err := os.ReadFile(missing); err == nil && len(got) > 0 {
 			t.Errorf("a config the repository includes was planted: %q (%s)", got, r.out)
+		}
+	})
+}
+
+// An include that names a folder (git refuses it) protects nothing: the
+// root stays the command's to write.
+func TestAnIncludedFolderIsNotProtected(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		w := newWorld(t)
+		write(t, filepath.Join(w.root, ".git", "config"), "[core]\n[include]\n\tpath = ../\n")
+		r := run(t, w.plan(WorkspaceWrite), w.env(), `echo new > "$ROOT/new" && echo wrote`)
+		if !strings.Contains(r.out, "wrote") || !exists(filepath.Join(w.root, "new")) {
+			t.Errorf("an include naming the root made it read-only: %s", r.out)
 		}
 	})
 }
