@@ -63,7 +63,19 @@ func gitProtected(root, home string, r *reads) guarded {
 	}
 	g.worktrees(common, gitDir, r)
 	g.submodules(common, root, r)
+	g.inPlace(submoduleGits(root, gitDir, common, r), r)
 	return g
+}
+
+// inPlace guards the submodules the index lists whose git folder is in
+// their work tree (added from a repository already there, or by an old
+// git) as the main one: the user's git status runs git in each.
+func (g *guarded) inPlace(dotGits []string, r *reads) {
+	for _, dotGit := range dotGits {
+		if isFolder(dotGit, r) {
+			g.gitFolder(dotGit)
+		}
+	}
 }
 
 // gitFolder guards what a git folder holds that git follows elsewhere or

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -17,10 +16,14 @@ import (
 // An index it cannot read lists none.
 func SubmoduleGits(root string) []string {
 	gitDir, common := gitDirs(root, nil)
-	if slices.Contains(configValues(filepath.Join(common, "config"), "extensions", "objectFormat", nil), "sha256") {
+	return submoduleGits(root, gitDir, common, nil)
+}
+
+func submoduleGits(root, gitDir, common string, r *reads) []string {
+	if slices.Contains(configValues(filepath.Join(common, "config"), "extensions", "objectFormat", r), "sha256") {
 		return nil // longer object names: not read here
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	data, err := r.readFile(filepath.Join(gitDir, "index"))
 	if err != nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,6 +86,42 @@ func TestAnIncludedFolderIsNotProtected(t *testing.T) {
 		r := run(t, w.plan(WorkspaceWrite), w.env(), `echo new > "$ROOT/new" && echo wrote`)
 		if !strings.Contains(r.out, "wrote") || !exists(filepath.Join(w.root, "new")) {
 			t.Errorf("an include naming the root made it read-only: %s", r.out)
+		}
+	})
+}
+
+// A submodule whose git folder is in its work tree (added from a
+// repository already there, or by an old git) has its config, hooks and
+// pointers protected like the main repository's: the user's git status
+// in the root runs git there.
+func TestAnInPlaceSubmodulesConfigStays(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	eachVariant(t, func(t *testing.T, v variant) {
+		if v.force == "none" {
+			t.Skip("without a mount namespace the policy alone guards what is inside the root")
+		}
+		w := newWorld(t)
+		os.RemoveAll(filepath.Join(w.root, ".git"))
+		gitRun(t, w.root, "init", "-q")
+		sub := filepath.Join(w.root, "sub")
+		gitRun(t, w.root, "init", "-q", "sub")
+		gitRun(t, sub, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
+		head, err := exec.Command("git", "-C", sub, "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gitRun(t, w.root, "update-index", "--add", "--cacheinfo", "160000,"+strings.TrimSpace(string(head))+",sub")
+		config := filepath.Join(sub, ".git", "config")
+		before := read(t, config)
+		r := run(t, w.plan(WorkspaceWrite), w.env("SUB="+sub), `
+echo "[core] fsmonitor = evil" >> "$SUB/.git/config"; echo "$OUT" > "$SUB/.git/commondir"; echo ran`)
+		if got := read(t, config); got != before {
+			t.Errorf("an in-place submodule's config changed: %q (%s)", got, r.out)
+		}
+		if got := read(t, filepath.Join(sub, ".git", "commondir")); got != ".\n" {
+			t.Errorf("an in-place submodule's commondir: %q, want the neutral one (%s)", got, r.out)
 		}
 	})
 }
