@@ -15,9 +15,11 @@ import (
 // code when the project is next opened are read-only to a confined
 // command where they are there (.vscode/settings.json, .claude/,
 // .mcp.json, .envrc, .idea/workspace.xml); one it makes where it was
-// missing (.vscode/tasks.json, .cursor/) is named in the next approval
-// question, natively (planted, and a reason) and through MCP (the
-// elicitation's text), as root and as an ordinary user.
+// missing (.vscode/tasks.json, .cursor/), and a repository it enters in
+// the index as a submodule (evil/.git: the user's git status would run
+// git there), are named in the next approval question, natively
+// (planted, and a reason) and through MCP (the elicitation's text), as
+// root and as an ordinary user.
 func TestSandboxProjectRunners(t *testing.T) {
 	for _, r := range runners(t) {
 		for _, front := range []string{"native", "mcp"} {
@@ -42,6 +44,8 @@ func TestSandboxProjectRunners(t *testing.T) {
 				c, asked := startAsking(t, front, g)
 				c.runLine(t, front, attacks(t, g, "runners", paths))
 				c.runLine(t, front, "sh -c 'printf %s evil > .vscode/tasks.json; mkdir .cursor && printf %s evil > .cursor/hooks.json'; echo made")
+				c.runLine(t, front, "git init -q evil && git -C evil -c user.name=e -c user.email=e@e commit -q --allow-empty -m x && "+
+					"git update-index --add --cacheinfo 160000,$(git -C evil rev-parse HEAD),evil && git -C evil config core.fsmonitor false; echo made")
 				for name, content := range there {
 					if b, _ := os.ReadFile(filepath.Join(g.root, name)); string(b) != content {
 						t.Errorf("%s changed: %q", name, b)
@@ -49,7 +53,7 @@ func TestSandboxProjectRunners(t *testing.T) {
 				}
 				c.askLine(t, front, "true")
 				q := asked()
-				for _, name := range []string{".vscode/tasks.json", ".cursor/hooks.json"} {
+				for _, name := range []string{".vscode/tasks.json", ".cursor/hooks.json", "evil/.git"} {
 					if !strings.Contains(q, name) {
 						t.Errorf("the question does not name %s: %s", name, q)
 					}

@@ -43,8 +43,9 @@ type ApprovalRequest struct {
 	Port         int
 	Reasons      []string
 	// Planted names, by their paths in the root, the files that make
-	// another program run code (.vscode/tasks.json, .claude/, .envrc...)
-	// changed since the last question while commands ran confined.
+	// another program run code (.vscode/tasks.json, .claude/, .envrc...,
+	// a submodule's .git) changed since the last question while commands
+	// ran confined.
 	Planted []string
 }
 

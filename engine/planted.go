@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -15,7 +16,8 @@ import (
 )
 
 // planted watches the files of the project that make another program run
-// code (sandbox.ProjectRunners). The sandbox keeps those that are there
+// code (sandbox.ProjectRunners), and the .git of each submodule the index
+// lists (sandbox.SubmoduleGits: the user's git status runs git there). The sandbox keeps those that are there
 // read-only; one that was missing can be made by a confined command, and
 // the next approval question names it, with any other change to them
 // since the last question, once a confined command has run.
@@ -25,8 +27,9 @@ type planted struct {
 	confined bool              // a confined command has started
 }
 
-// maxPlantedFiles bounds the files read in the watched folders.
-const maxPlantedFiles = 2000
+// maxPlantedFiles bounds the files read in each watched folder: a
+// folder flooded with files must not hide a change to another.
+const maxPlantedFiles = 500
 
 // ran is a confined command about to start: the state before it is the
 // first baseline.
@@ -78,18 +81,54 @@ func (w *planted) answered(state map[string]string) {
 func plantedState(root string) map[string]string {
 	state := map[string]string{}
 	for _, p := range sandbox.ProjectRunners(root) {
-		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || len(state) >= maxPlantedFiles {
-				return nil
-			}
-			if !d.IsDir() {
-				rel, _ := filepath.Rel(root, path)
-				state[filepath.ToSlash(rel)] = digest(path, d)
-			}
-			return nil
-		})
+		digestTree(root, p, state)
+	}
+	for i, p := range sandbox.SubmoduleGits(root) {
+		if i == maxPlantedFiles {
+			break
+		}
+		if d, ok := submoduleDigest(p); ok {
+			rel, _ := filepath.Rel(root, p)
+			state[filepath.ToSlash(rel)] = d
+		}
 	}
 	return state
+}
+
+// submoduleDigest digests where a submodule's .git leads git: a .git
+// file's content, or a .git folder's config; false where there is none.
+func submoduleDigest(dotGit string) (string, bool) {
+	fi, err := os.Lstat(dotGit)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.IsDir():
+		config := filepath.Join(dotGit, "config")
+		cfi, err := os.Lstat(config)
+		if err != nil {
+			return "folder", true
+		}
+		return "folder:" + digest(config, fs.FileInfoToDirEntry(cfi)), true
+	}
+	return digest(dotGit, fs.FileInfoToDirEntry(fi)), true
+}
+
+// digestTree adds the files of one watched path to state, at most
+// maxPlantedFiles of them.
+func digestTree(root, top string, state map[string]string) {
+	n := 0
+	filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case n >= maxPlantedFiles:
+			return fs.SkipAll
+		case err != nil || d.IsDir():
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		state[filepath.ToSlash(rel)] = digest(path, d)
+		n++
+		return nil
+	})
 }
 
 // maxDigested is how much of a watched file is read: they are small.
@@ -116,8 +155,44 @@ func digest(path string, d fs.DirEntry) string {
 }
 
 // plantedReason is the reason that names the changed files, so that a
-// host that shows only the reasons shows them too.
+// host that shows only the reasons shows them too; a folder with many is
+// named once, with their count, so that no name is buried among them.
 func plantedReason(changed []string) string {
-	return "changed since the last question, while commands ran confined: " + strings.Join(changed, ", ") +
-		" (files that make an editor, an agent or direnv run code when the project is next opened)"
+	return "changed since the last question, while commands ran confined: " + strings.Join(grouped(changed), ", ") +
+		" (files that make an editor, an agent, direnv or git run code when the project is next opened)"
+}
+
+// maxNamedInFolder is how many changed files of one watched folder are
+// named.
+const maxNamedInFolder = 3
+
+// grouped are the changed names, each watched folder's reduced to the
+// folder and a count when it has more than maxNamedInFolder.
+func grouped(changed []string) []string {
+	count := map[string]int{}
+	for _, name := range changed {
+		count[watchedOf(name)]++
+	}
+	var out []string
+	named := map[string]bool{}
+	for _, name := range changed {
+		switch w := watchedOf(name); {
+		case count[w] <= maxNamedInFolder:
+			out = append(out, name)
+		case !named[w]:
+			out = append(out, fmt.Sprintf("%s/ (%d files)", w, count[w]))
+			named[w] = true
+		}
+	}
+	return out
+}
+
+// watchedOf is the watched path a changed name is, or lies in.
+func watchedOf(name string) string {
+	for _, w := range sandbox.ProjectRunners("") {
+		if w = filepath.ToSlash(w); name == w || strings.HasPrefix(name, w+"/") {
+			return w
+		}
+	}
+	return name
 }

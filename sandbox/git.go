@@ -53,12 +53,29 @@ func gitProtected(root, home string, r *reads) guarded {
 	if gitDir != common {
 		g.worktreeFolder(gitDir)
 	}
-	if hp := hooksPath(filepath.Join(common, "config"), r); hp != "" {
-		g.add(expandHooksPath(hp, root, home) + "/")
+	configs := []string{filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree")}
+	inc := included(configs, home, r)
+	g.keepNeutral(inc...)
+	for _, config := range append(configs, inc...) {
+		if hp := hooksPath(config, r); hp != "" {
+			g.add(expandHooksPath(hp, root, home) + "/")
+		}
 	}
 	g.worktrees(common, gitDir, r)
 	g.submodules(common, root, r)
+	g.inPlace(submoduleGits(root, gitDir, common, r), r)
 	return g
+}
+
+// inPlace guards the submodules the index lists whose git folder is in
+// their work tree (added from a repository already there, or by an old
+// git) as the main one: the user's git status runs git in each.
+func (g *guarded) inPlace(dotGits []string, r *reads) {
+	for _, dotGit := range dotGits {
+		if isFolder(dotGit, r) {
+			g.gitFolder(dotGit)
+		}
+	}
 }
 
 // gitFolder guards what a git folder holds that git follows elsewhere or
@@ -151,26 +168,79 @@ func sameFile(a, b string, r *reads) bool {
 
 // coreValue reads a key of the core section from a git config file, or "".
 func coreValue(config, key string, r *reads) string {
-	f, err := r.open(config)
-	if err != nil {
+	values := configValues(config, "core", key, r)
+	if len(values) == 0 {
 		return ""
 	}
+	return values[len(values)-1]
+}
+
+// configValues reads every value of a key in the sections of a git config
+// file named section (includeIf "gitdir:..." is includeif).
+func configValues(config, section, key string, r *reads) []string {
+	f, err := r.open(config)
+	if err != nil {
+		return nil
+	}
 	defer f.Close()
-	section, value := "", ""
+	var in string
+	var values []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
 			name, _, _ := strings.Cut(strings.Trim(line, "[]"), " ")
-			section = strings.ToLower(name)
+			in = strings.ToLower(name)
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
-		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), key) {
-			value = strings.Trim(strings.TrimSpace(v), `"`)
+		if ok && in == section && strings.EqualFold(strings.TrimSpace(k), key) {
+			values = append(values, strings.Trim(strings.TrimSpace(v), `"`))
 		}
 	}
-	return value
+	return values
+}
+
+// maxIncluded bounds the config files followed through their includes.
+const maxIncluded = 32
+
+// included are the files that configs include (include.path, every
+// includeIf's path, whatever its condition), and those they include in
+// turn: git reads them as config. A relative path is the including
+// file's folder's, "~/" is home.
+func included(configs []string, home string, r *reads) []string {
+	var out []string
+	seen := map[string]bool{}
+	for len(configs) > 0 && len(out) < maxIncluded {
+		config := configs[0]
+		configs = configs[1:]
+		for _, section := range []string{"include", "includeif"} {
+			for _, p := range configValues(config, section, "path", r) {
+				if p = expandIncluded(p, filepath.Dir(config), home); p != "" && !seen[p] && !isFolder(p, r) {
+					seen[p] = true
+					out, configs = append(out, p), append(configs, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// isFolder tells whether path is a folder: an include naming one is
+// refused by git, and protecting it would make the folder read-only.
+func isFolder(path string, r *reads) bool {
+	fi, err := r.stat(path)
+	return err == nil && fi.IsDir()
+}
+
+func expandIncluded(p, dir, home string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, rest)
+	}
+	return absFrom(dir, p)
 }
 
 // expandHooksPath makes a hooks path absolute as git does: "~/" is home,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -161,25 +162,43 @@ func makeNeutral(path string, neutral, writable []string) error {
 	if !slices.Contains(neutral, path) {
 		return nil
 	}
-	dir, err := realPath(filepath.Dir(path))
-	if err != nil || within(dir, writable) == "" {
+	dirfd, ok := openWritableDir(filepath.Dir(path), writable)
+	if !ok {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(path)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o644)
+	defer unix.Close(dirfd)
+	fd, err := unix.Openat(dirfd, filepath.Base(path), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 	switch {
 	case errors.Is(err, fs.ErrExist), errors.Is(err, unix.ELOOP):
 		return nil // there already (a link too: protect binds what it reaches)
-	case errors.Is(err, unix.ENOTDIR), errors.Is(err, fs.ErrPermission), errors.Is(err, unix.EROFS):
-		return nil // no folder to hold it, or one the command cannot write either
-	}
-	if err != nil {
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, unix.EROFS), errors.Is(err, fs.ErrNotExist):
+		return nil // a folder the command cannot write either, or gone
+	case err != nil:
 		return fmt.Errorf("making %s: %w", path, err)
 	}
+	f := os.NewFile(uintptr(fd), path)
 	_, err = f.WriteString(neutralContent(path))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// openWritableDir opens the folder dir if it is there and lies in a
+// writable place. The place is checked on the folder opened, not on its
+// name: another confined command may swap a folder on the way for a link
+// to one outside, between a check by name and the making.
+func openWritableDir(dir string, writable []string) (int, bool) {
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, false // missing, or no folder (a .git file)
+	}
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil || within(real, writable) == "" {
+		unix.Close(fd)
+		return -1, false
+	}
+	return fd, true
 }
 
 // pinAbove pins every folder between path and the outermost writable

@@ -37,9 +37,6 @@ type AnswerOpts struct {
 func (s *Session) Answer(o AnswerOpts) Result {
 	s.enterAnswer()
 	defer s.leaveAnswer()
-	s.mu.Lock()
-	s.lastCall = time.Now()
-	s.mu.Unlock()
 	var deadline <-chan time.Time
 	if o.Yield > 0 {
 		t := time.NewTimer(o.Yield)
@@ -197,7 +194,7 @@ func (s *Session) aliveAnswerLocked(cursor *int64) Result {
 	s.handed = true
 	s.lastCall = time.Now()
 	if s.spec.Timeout > 0 {
-		r.EndsIn, r.Renews = s.capEndLocked().Sub(s.lastCall), s.renewsLocked()
+		r.EndsIn, r.Renews = s.capEndLocked(s.lastCall).Sub(s.lastCall), s.renewsLocked()
 	}
 	return r
 }

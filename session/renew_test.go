@@ -80,3 +80,34 @@ func TestFixedCapIsNotRenewed(t *testing.T) {
 		}
 	}
 }
+
+// A call that waits on a handed-over command for its end (until exit,
+// with no yield) keeps it alive however long it runs: the host is waiting
+// on it, and the cap counts only once nobody is.
+func TestRenewingCapDoesNotEndACommandWaitedOn(t *testing.T) {
+	m, _ := newManager(t, Config{Grace: 100 * time.Millisecond})
+	const limit = 300 * time.Millisecond
+	sp, release := gatedSpec(t, limit)
+	s := startT(t, m, sp)
+	if r := s.Answer(AnswerOpts{Now: true}); r.Exit != nil || !r.Renews {
+		t.Fatalf("want it handed over alive under a renewing cap: %+v", r)
+	}
+	got := make(chan Result, 1)
+	go func() { got <- s.Answer(AnswerOpts{UntilExit: true}) }()
+	select {
+	case r := <-got:
+		t.Fatalf("ended while a call waited on it: %q", Summary(r))
+	case <-time.After(5 * limit):
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-got:
+		if r.Exit == nil || r.TimedOut || !strings.Contains(r.Output, "done") {
+			t.Fatalf("want its own end: %q %+v", Summary(r), r)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer within the watchdog")
+	}
+}

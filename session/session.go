@@ -61,7 +61,7 @@ type Session struct {
 	// sign of a prompt: nothing can be waiting any more.
 	ending     bool
 	handed     bool      // an alive answer named this session to the host
-	lastCall   time.Time // the last start or alive answer of a call on it
+	lastCall   time.Time // the last start, alive answer or end of a call on it
 	lastWrite  time.Time
 	lastOutput time.Time
 	// rawSince is when the command was first seen reading keys in raw
@@ -211,16 +211,20 @@ func (s *Session) reap() {
 	s.m.finished(s)
 }
 
-// enterAnswer and leaveAnswer count the Answer calls under way.
+// enterAnswer and leaveAnswer count the Answer calls under way: the
+// reaper's bookkeeping waits for them, and a renewing cap neither runs
+// out while one waits nor counts from before its end.
 func (s *Session) enterAnswer() {
 	s.mu.Lock()
 	s.answering++
+	s.lastCall = time.Now()
 	s.mu.Unlock()
 }
 
 func (s *Session) leaveAnswer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.lastCall = time.Now()
 	if s.answering--; s.answering == 0 && s.answersOut != nil {
 		close(s.answersOut)
 		s.answersOut = nil
@@ -291,7 +295,7 @@ func (s *Session) monitor() {
 			return
 		case <-timeout:
 			s.mu.Lock()
-			left := time.Until(s.capEndLocked())
+			left := time.Until(s.capEndLocked(time.Now()))
 			s.timedOut = left <= 0
 			s.mu.Unlock()
 			if left > 0 {
@@ -311,10 +315,15 @@ func (s *Session) monitor() {
 
 // capEndLocked is when the lifetime cap ends the command: Timeout after
 // its start, or, for a renewing cap once the command was handed to the
-// host, after the last call on it if that is later.
-func (s *Session) capEndLocked() time.Time {
+// host, after the last call on it if that is later, and never while a
+// call waits on it (a host waiting for its end is not gone).
+func (s *Session) capEndLocked(now time.Time) time.Time {
 	end := s.started.Add(s.spec.Timeout)
-	if s.renewsLocked() {
+	switch {
+	case !s.renewsLocked():
+	case s.answering > 0:
+		end = later(end, now.Add(s.spec.Timeout))
+	default:
 		end = later(end, s.lastCall.Add(s.spec.Timeout))
 	}
 	return end

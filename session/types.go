@@ -45,9 +45,10 @@ type Spec struct {
 	Background bool
 	Timeout    time.Duration // 0: no lifetime cap
 	// TimeoutRenews: once an answer has handed the command to the host
-	// alive, Timeout counts again from each call that waits on it (its
-	// start and its answer), so a command the host keeps polling lives as
-	// long as it needs, and one it forgot is ended a Timeout later.
+	// alive, Timeout counts again from the end of each call that waits on
+	// it and does not run out during one, so a command the host keeps
+	// waiting on lives as long as it needs, and one it forgot is ended a
+	// Timeout later.
 	TimeoutRenews bool
 	// Mask lists secrets (mask.SecretValues of the helper's environment)
 	// replaced with ******** wherever the command prints them.
