@@ -37,6 +37,9 @@ func validate(c Config) error {
 	if c.MCPYieldMs != 0 && c.MCPYieldMs < 1000 {
 		return bad("mcp_yield_ms", "must be 0 (wait for the end) or at least 1000, not %d", c.MCPYieldMs)
 	}
+	if c.Persist < 0 {
+		return bad("persist", "must be a duration above zero such as \"10m\" or \"2h\"")
+	}
 	if err := validateSandbox(c.Sandbox); err != nil {
 		return err
 	}
@@ -45,7 +48,7 @@ func validate(c Config) error {
 
 func validateSandbox(s SandboxConfig) error {
 	if !slices.Contains(sandboxModes, s.Mode) {
-		return bad("sandbox", "must be %q, %q or %q, not %q", SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff, s.Mode)
+		return bad("sandbox", "must be %q, %q, %q or %q, not %q", SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff, SandboxContainer, s.Mode)
 	}
 	if !slices.Contains(networkModes, s.Network) {
 		return bad("network", "must be %q, %q or %q, not %q", NetworkProxy, NetworkOpen, NetworkOff, s.Network)

@@ -82,9 +82,11 @@ type Engine struct {
 	mgr  *session.Manager
 	env  envCache
 
-	mu   sync.Mutex
-	host Host
-	sink Sink
+	mu       sync.Mutex
+	host     Host
+	sink     Sink
+	attached []*Attachment // the front ends serving it at once (attach.go)
+	reattach bool          // a front end attached after another one
 }
 
 // New returns an engine with its own sessions. Until SetHost is called,

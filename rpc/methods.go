@@ -19,7 +19,11 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 	if p.Capabilities.Approval {
 		h.Approver = approver{s}
 	}
-	s.eng.SetHost(h)
+	if s.att != nil {
+		s.att.SetHost(h)
+	} else {
+		s.eng.SetHost(h)
+	}
 	if p.ClientInfo != nil {
 		s.log.Info("host", "name", p.ClientInfo.Name, "version", p.ClientInfo.Version)
 	}
@@ -37,7 +41,9 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 
 func (s *Server) shutdownMethod(context.Context, *json.RawMessage) (any, error) {
 	s.life.advance(shutDown)
-	s.eng.Close()
+	if s.att == nil {
+		s.eng.Close()
+	}
 	return nil, nil
 }
 

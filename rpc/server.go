@@ -28,6 +28,10 @@ type Options struct {
 	// the login shell's environment, pruning old files). Serve waits for
 	// it before it returns.
 	AfterFirst func()
+	// Shared is an engine other connections serve too (termhelper
+	// --persist): this one attaches to it, and its end leaves the
+	// sessions running; shutdown too ends only this connection.
+	Shared bool
 }
 
 // Server serves one host over one connection.
@@ -36,6 +40,7 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	life *lifecycle
+	att  *engine.Attachment // with Options.Shared
 
 	mu   sync.Mutex
 	conn *wire.Conn
@@ -68,7 +73,11 @@ func New(eng *engine.Engine, opts Options) *Server {
 		protocol.MethodTrashList:    s.trashList,
 		protocol.MethodTrashRestore: s.trashRestore,
 	}
-	eng.SetSink(notifier{s})
+	if opts.Shared {
+		s.att = eng.Attach(notifier{s})
+	} else {
+		eng.SetSink(notifier{s})
+	}
 	return s
 }
 
@@ -125,8 +134,14 @@ func (s *Server) hostGone(err error) {
 }
 
 // drain ends every command's tree, then waits for the requests in flight
-// to send their (now finished) answers.
+// to send their (now finished) answers. Over a shared engine it only
+// detaches: the sessions stay, and a request still waiting answers into
+// the closed connection once its wait ends.
 func (s *Server) drain() {
+	if s.att != nil {
+		s.att.Detach()
+		return
+	}
 	s.eng.Close()
 	s.inflight.Wait()
 }
@@ -140,6 +155,9 @@ func (s *Server) Handle(ctx context.Context, conn *wire.Conn, req *wire.Request)
 	s.mu.Lock()
 	s.conn = conn // the first message can come before NewConn has returned
 	s.mu.Unlock()
+	if s.att != nil {
+		ctx = s.att.Bind(ctx)
+	}
 	switch req.Method {
 	case protocol.MethodInitialize:
 		s.reply(ctx, conn, req)
