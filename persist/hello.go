@@ -68,7 +68,7 @@ func flatten(key string, v any, out map[string]string) {
 func agree(own, h Hello) *Welcome {
 	if h.Version != own.Version {
 		return &Welcome{Setting: "version", Error: fmt.Sprintf(
-			"the background helper for %s is termhelper %s, this is %s: let it exit (its sessions end after the persist grace) or start the same version",
+			"the background helper for %s runs %s, this is %s: let it exit (its sessions end after the persist grace) or start the same version",
 			own.Root, own.Version, h.Version)}
 	}
 	keys := slices.Sorted(maps.Keys(own.Settings))
