@@ -97,6 +97,13 @@ func start(t *testing.T, framing, root string, args []string, opts ...opt) *clie
 	for _, o := range opts {
 		o(cmd)
 	}
+	return startCmd(t, framing, cmd)
+}
+
+// startCmd spawns cmd as the helper (or what carries it: ssh, docker
+// exec) and speaks to it in framing.
+func startCmd(t *testing.T, framing string, cmd *exec.Cmd) *client {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
