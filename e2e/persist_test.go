@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -11,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -358,4 +361,32 @@ func TestPersistMCP(t *testing.T) {
 	}
 	h2.call(map[string]any{"session_id": r.SessionID, "kill": true})
 	noneLeft(t, m)
+}
+
+// Each attached host has its own initialize: an untrusted host's commands
+// are asked about, of that host alone, while a trusted host attached at
+// the same time runs its own unasked.
+func TestPersistApprovalGoesToTheRequester(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	var asked [2]atomic.Int32
+	hosts := make([]*client, 2)
+	for i, trusted := range []bool{false, true} {
+		c := start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env())
+		c.onRequest = func(message) any {
+			asked[i].Add(1)
+			return map[string]any{"decision": "allow"}
+		}
+		c.run("initialize", map[string]any{"trusted": trusted, "capabilities": map[string]any{"approval": true}})
+		hosts[i] = c
+	}
+	if r := hosts[0].exec(map[string]any{"command": "echo one"}); !strings.Contains(r.Output, "one") {
+		t.Fatalf("the untrusted host's command: %s", describe(r))
+	}
+	if r := hosts[1].exec(map[string]any{"command": "echo two"}); !strings.Contains(r.Output, "two") {
+		t.Fatalf("the trusted host's command: %s", describe(r))
+	}
+	if a, b := asked[0].Load(), asked[1].Load(); a != 1 || b != 0 {
+		t.Fatalf("asked the untrusted host %d times and the trusted one %d times; want 1 and 0", a, b)
+	}
 }
