@@ -14,5 +14,5 @@
 // background helper's.
 //
 // Windows has no background helper: --persist is refused there with the
-// reason (windows.go).
+// reason (other.go).
 package persist

@@ -12,22 +12,6 @@ import (
 	"time"
 )
 
-// RelayOptions configure Relay.
-type RelayOptions struct {
-	Hello Hello
-	// Start is the background helper's command line after the program:
-	// run detached when no helper answers at the place.
-	Start  []string
-	Stdin  io.Reader
-	Stdout io.Writer
-}
-
-// Refused is a connection the background helper would not serve: a
-// setting that differs, or a peer it does not trust.
-type Refused struct{ Welcome }
-
-func (r *Refused) Error() string { return r.Welcome.Error }
-
 // Relay connects to the background helper of the hello's root, starting
 // it if none answers, and copies stdin to it and its answers to stdout
 // until either side ends. An error is one of meeting the helper: once

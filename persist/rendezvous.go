@@ -3,8 +3,6 @@
 package persist
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,19 +59,4 @@ func CheckFolder(dir string) error {
 		return fmt.Errorf("the rendezvous folder %s has mode %04o: others could reach the helper; refused (chmod 700 %s)", dir, perm, dir)
 	}
 	return nil
-}
-
-// Place is where the background helper of one root is met.
-type Place struct {
-	Socket string // the unix socket it listens on
-	Lock   string // held to start it, or to end it, one at a time
-	Log    string // its stderr
-}
-
-// PlaceOf names root's place in dir from a hash of the root: the same
-// root always meets the same helper, and no root's name is in the path.
-func PlaceOf(dir, root string) Place {
-	sum := sha256.Sum256([]byte(root))
-	base := filepath.Join(dir, hex.EncodeToString(sum[:])[:24])
-	return Place{Socket: base + ".sock", Lock: base + ".lock", Log: base + ".log"}
 }

@@ -8,28 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"sync"
 	"time"
 )
-
-// ServeOptions configure the background helper.
-type ServeOptions struct {
-	Place Place
-	// Grace is how long the sessions outlive the last connection.
-	Grace time.Duration
-	// Hello is the helper's own: what each connection's must agree with.
-	Hello Hello
-	// Front serves one connection that passed every check, with the front
-	// end its hello asks for, until it ends. Several run at once.
-	Front func(ctx context.Context, c io.ReadWriteCloser, h Hello)
-	// Ready, if set, is told once the socket listens (a line "ready"),
-	// or why it could not, and closed.
-	Ready io.WriteCloser
-	Log   *slog.Logger
-}
 
 // server is the background helper's listener and its connections.
 type server struct {
@@ -148,20 +131,15 @@ func (s *server) admit(c *net.UnixConn, r *bufio.Reader) (Hello, error) {
 		return Hello{}, fmt.Errorf("no hello: %w", err)
 	}
 	if w := agree(s.o.Hello, h); w != nil {
-		return Hello{}, &mismatch{*w}
+		return Hello{}, &Refused{*w}
 	}
 	return h, nil
 }
 
-// mismatch is a hello whose settings differ.
-type mismatch struct{ w Welcome }
-
-func (m *mismatch) Error() string { return m.w.Error }
-
 func settingOf(err error) string {
-	var m *mismatch
-	if errors.As(err, &m) {
-		return m.w.Setting
+	var r *Refused
+	if errors.As(err, &r) {
+		return r.Setting
 	}
 	return ""
 }
