@@ -35,7 +35,7 @@ func TestDockerExec(t *testing.T) {
 		}
 		// With cursors: session/read from the first answer's cursor; the
 		// lines since that answer are what a plain read returns here.
-		next := numbers(c2.run("session/read", map[string]any{"sessionId": r.SessionID}).Output)
+		next := numbers(c2.run("session/read", map[string]any{"sessionId": r.SessionID, "yieldMs": 30000}).Output)
 		if len(next) == 0 || next[0] != seen[len(seen)-1]+1 {
 			t.Fatalf("read on from n%d, got %v", seen[len(seen)-1], next)
 		}

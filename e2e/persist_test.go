@@ -128,12 +128,13 @@ func TestPersistServerOutlivesItsConnection(t *testing.T) {
 	if rerr != nil || !strings.Contains(string(raw), `"sessionId":"`+r.SessionID+`"`) {
 		t.Fatalf("the session is not listed after the relay died: %s %v", raw, rerr)
 	}
-	// session/read answers with what was printed since the last answer
-	// (with cursors: from the cursor of the first answer).
-	got := c2.run("session/read", map[string]any{"sessionId": r.SessionID})
+	// session/read answers with what was printed since the last answer,
+	// waiting for a line if none came yet (with cursors: from the cursor
+	// of the first answer).
+	got := c2.run("session/read", map[string]any{"sessionId": r.SessionID, "yieldMs": 30000})
 	next := numbers(got.Output)
 	if len(next) == 0 || next[0] != seen[len(seen)-1]+1 {
-		t.Fatalf("read on from n%d, got %v", seen[len(seen)-1], next)
+		t.Fatalf("read on from n%d, got %v: %s", seen[len(seen)-1], next, describe(got))
 	}
 	for i := 1; i < len(next); i++ {
 		if next[i] != next[i-1]+1 {
