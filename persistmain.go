@@ -32,7 +32,13 @@ const persistCommand = "__persist"
 func relayIfPersistent(f flags, framing wire.Framing) (int, bool) {
 	root, cfg, err := persistRoot(f)
 	grace := f.persist
-	if grace == 0 && err == nil {
+	if grace == 0 && err == nil && cfg.Persist > 0 {
+		// From the config, which may be shared with machines that have
+		// no background helper: there it is said, not refused.
+		if !persist.Supported {
+			fmt.Fprintln(os.Stderr, "termhelper: config persist ignored:", persist.ErrUnsupported)
+			return 0, false
+		}
 		grace = cfg.Persist
 	}
 	if grace == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -56,3 +57,7 @@ func PlaceOf(dir, root string) Place {
 	base := filepath.Join(dir, hex.EncodeToString(sum[:])[:24])
 	return Place{Socket: base + ".sock", Lock: base + ".lock", Log: base + ".log"}
 }
+
+// ErrUnsupported is --persist where there is no background helper (see
+// Supported).
+var ErrUnsupported = errors.New("--persist is not available on this system: a background helper needs a socket only the user can reach (a unix socket checked with the peer's credentials); on Windows that would be a named pipe with an ACL, which termhelper does not have yet. Run without --persist")

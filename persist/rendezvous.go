@@ -60,3 +60,6 @@ func CheckFolder(dir string) error {
 	}
 	return nil
 }
+
+// Supported is true: a background helper can be had here.
+const Supported = true
