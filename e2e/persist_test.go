@@ -68,8 +68,11 @@ func newPersistent(t *testing.T) *persistent {
 func (p *persistent) env() opt { return withEnv(persist.FolderEnv + "=" + p.dir) }
 
 // connect spawns a relay to the root's background helper, as a host does.
-func (p *persistent) connect(grace string) *client {
-	c := start(p.t, "ndjson", p.root, []string{"--persist", grace}, p.env())
+func (p *persistent) connect(grace string) *client { return p.connectIn("ndjson", grace) }
+
+// connectIn is connect in another framing.
+func (p *persistent) connectIn(framing, grace string) *client {
+	c := start(p.t, framing, p.root, []string{"--persist", grace}, p.env())
 	c.run("initialize", map[string]any{"capabilities": map[string]any{"outputStream": true}})
 	return c
 }
@@ -161,11 +164,12 @@ func TestPersistGraceEndsEverything(t *testing.T) {
 	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
 }
 
-// Two hosts attached at once both work, and both see a session's events.
+// Two hosts attached at once both work, each in its own framing, and
+// both see a session's events.
 func TestPersistTwoHostsAtOnce(t *testing.T) {
 	t.Parallel()
 	p := newPersistent(t)
-	c1, c2 := p.connect("60s"), p.connect("60s")
+	c1, c2 := p.connect("60s"), p.connectIn("lsp", "60s")
 	cmd, open := gated(t, "echo both-see-this")
 	r := c1.exec(map[string]any{"command": cmd, "background": true, "yieldMs": 0})
 	if r2 := c2.exec(map[string]any{"command": "echo second"}); !strings.Contains(r2.Output, "second") {
