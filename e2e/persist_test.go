@@ -327,7 +327,8 @@ func TestPersistRefusesAnotherUser(t *testing.T) {
 	}
 }
 
-// SIGKILL of the background helper itself leaves no process behind.
+// SIGKILL of the background helper itself leaves no process behind, and
+// the next connection starts a new one over its socket.
 func TestPersistKilledHelperLeavesNothing(t *testing.T) {
 	t.Parallel()
 	p := newPersistent(t)
@@ -341,6 +342,11 @@ func TestPersistKilledHelperLeavesNothing(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	noneLeft(t, m)
+	// Its socket is left behind; the next host gets a new helper there.
+	c2 := p.connect("60s")
+	if r := c2.exec(map[string]any{"command": "echo anew"}); !strings.Contains(r.Output, "anew") {
+		t.Fatalf("no new helper after the old one was killed: %s", describe(r))
+	}
 }
 
 // The same through --mcp: a background session outlives a SIGKILL of the
