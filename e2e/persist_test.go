@@ -164,6 +164,20 @@ func TestPersistGraceEndsEverything(t *testing.T) {
 	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
 }
 
+// A rendezvous folder removed under an idle helper (a test's temporary
+// folder, a cleaned /tmp) does not keep it alive: the grace still ends it.
+func TestPersistGraceEndsWithTheFolderGone(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	m := marker()
+	c := p.connect("2s")
+	c.exec(map[string]any{"command": counter(m), "background": true, "yieldMs": 0})
+	kill9(t, c)
+	must(t, os.RemoveAll(p.dir))
+	noneLeft(t, m)
+	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
+}
+
 // Two hosts attached at once both work, each in its own framing, and
 // both see a session's events.
 func TestPersistTwoHostsAtOnce(t *testing.T) {

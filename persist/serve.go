@@ -166,8 +166,10 @@ func (s *server) armLocked() {
 func (s *server) expire() {
 	unlock, err := lock(s.o.Place.Lock)
 	if err != nil {
-		s.o.Log.Error("ending", "err", err)
-		return
+		// The folder was removed or emptied: nobody can meet this helper
+		// any more, and it must not stay for good.
+		s.o.Log.Warn("ending without the rendezvous lock", "err", err)
+		unlock = func() {}
 	}
 	defer unlock()
 	s.mu.Lock()
