@@ -5,6 +5,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -332,6 +333,9 @@ func TestPersistRefusesAnotherUser(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534},
 		AmbientCaps: []uintptr{1 /* CAP_DAC_OVERRIDE */}}
 	out, err := cmd.CombinedOutput()
+	if errors.Is(err, syscall.EPERM) {
+		t.Skipf("cannot start a process as another user with a capability here: %v", err)
+	}
 	if err != nil {
 		t.Fatalf("the other user's client: %v\n%s", err, out)
 	}

@@ -22,6 +22,9 @@ func Relay(o RelayOptions) error {
 		return err
 	}
 	p := PlaceOf(dir, o.Hello.Root)
+	if len(p.Socket) > maxSocketPath {
+		return fmt.Errorf("the rendezvous socket's path %s is over %d bytes, more than a unix socket's address holds: set %s to a shorter folder", p.Socket, maxSocketPath, FolderEnv)
+	}
 	c, r, err := connect(p, o)
 	if err != nil {
 		return err
@@ -34,6 +37,10 @@ func Relay(o RelayOptions) error {
 	io.Copy(o.Stdout, r)
 	return nil
 }
+
+// maxSocketPath is what every unix's sockaddr_un holds (104 on macOS and
+// the BSDs, 108 on Linux), less its terminating zero.
+const maxSocketPath = 103
 
 // connect meets the helper at p; a socket nobody answers at, or a helper
 // that closes before its welcome (it was ending), is met again under the
