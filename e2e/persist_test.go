@@ -237,6 +237,13 @@ func TestPersistSettingsMustAgree(t *testing.T) {
 	if !strings.Contains(c.stderr.String(), "another persist") {
 		t.Fatalf("stderr does not say why: %s", c.stderr)
 	}
+	// An MCP client gets the refusal as the error of its initialize.
+	m := start(t, "ndjson", p.root, []string{"--mcp", "--persist", "61s"}, p.env())
+	_, rerr = m.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "e2e", "version": "1"}})
+	if rerr == nil || rerr.Code != -32008 || !strings.Contains(rerr.Message, "another persist") {
+		t.Fatalf("the MCP client was not told: %+v", rerr)
+	}
 }
 
 // A socket left by a helper that died is replaced, not trusted.
