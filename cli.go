@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // mode is what a command line asks termhelper to do.
@@ -24,6 +25,7 @@ type flags struct {
 	root, config, framing, logLevel string
 	cpuprofile                      string
 	mcp                             bool
+	persist                         time.Duration // --persist: 0 unless given
 }
 
 // invocation is a parsed command line.
@@ -91,6 +93,7 @@ func parseServer(args []string, mcp bool) (invocation, error) {
 		fs.BoolVar(&inv.f.mcp, "mcp", false, "serve the Model Context Protocol (the terminal tool) instead of the native one")
 		fs.StringVar(&inv.f.framing, "framing", "auto", "`MODE`: auto (from the first byte), lsp (Content-Length headers) or ndjson")
 	}
+	fs.DurationVar(&inv.f.persist, "persist", 0, "keep the sessions in a background helper for this user and root, for `DURATION` (e.g. 10m) after the last connection is gone; a new one attaches to them (config persist)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	usage := fmt.Sprintf(serverUsage, flagList(fs))
 	if err := parse(fs, args, usage); err != nil {
@@ -98,6 +101,9 @@ func parseServer(args []string, mcp bool) (invocation, error) {
 	}
 	if fs.NArg() > 0 {
 		return inv, &usageError{fmt.Sprintf("unexpected argument %q (subcommands come first: termhelper mcp, termhelper run)", fs.Arg(0)), usage}
+	}
+	if inv.f.persist < 0 {
+		return inv, &usageError{"--persist must be a duration above zero, such as 10m", usage}
 	}
 	switch {
 	case *showVersion:

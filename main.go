@@ -56,6 +56,9 @@ func run(args []string) int {
 	if len(args) > 0 && args[0] == platform.LoginEnvCommand {
 		return platform.ServeLoginEnv(args[1:])
 	}
+	if len(args) > 0 && args[0] == persistCommand {
+		return serveBackground(args[1:])
+	}
 	inv, err := parseArgs(args)
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -90,6 +93,9 @@ func serveStdio(f flags) int {
 		}
 		defer stopProfile()
 	}
+	if code, relayed := relayIfPersistent(f, framing); relayed {
+		return code
+	}
 	if f.mcp {
 		return serveMCP(f)
 	}
@@ -116,10 +122,19 @@ func serve(ctx context.Context, framing wire.Framing, eng *engine.Engine, log *s
 // cleanup to run after it and the work to start after the first answer;
 // on failure it prints why and returns the exit code.
 func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
-	log, err := newLogger(f.logLevel)
+	eng, log, cleanup, afterFirst, err := setupErr(f)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "termhelper:", err)
 		return nil, nil, nil, nil, 2
+	}
+	return eng, log, cleanup, afterFirst, 0
+}
+
+// setupErr is setup, saying why it failed.
+func setupErr(f flags) (*engine.Engine, *slog.Logger, func(), func(), error) {
+	log, err := newLogger(f.logLevel)
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
 	root := f.root
 	if root == "" {
@@ -127,15 +142,13 @@ func setup(f flags) (*engine.Engine, *slog.Logger, func(), func(), int) {
 	}
 	root, err = platform.RealRoot(root)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "termhelper:", err)
-		return nil, nil, nil, nil, 2
+		return nil, nil, nil, nil, err
 	}
 	eng, cleanup, afterFirst, err := open(f, root, log)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "termhelper:", err)
-		return nil, nil, nil, nil, 2
+		return nil, nil, nil, nil, err
 	}
-	return eng, log, cleanup, afterFirst, 0
+	return eng, log, cleanup, afterFirst, nil
 }
 
 // open loads the config for root and builds its engine, with a cleanup to

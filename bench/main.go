@@ -42,6 +42,7 @@ var sections = []section{
 	{"start", benchStart},
 	{"mcpstart", benchMCPStart},
 	{"modelread", benchModelRead},
+	{"attach", benchAttach},
 	{"roundtrip", benchRoundTrip},
 	{"exit", benchExit},
 	{"prompt", benchPrompt},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // FileName is the per-project config file looked up at the root.
@@ -36,6 +37,10 @@ type Config struct {
 	// three such periods as gone (`heartbeat_ms`); 0 never does. The
 	// native protocol's host asks for its own at initialize.
 	HeartbeatMs int
+	// Persist is how long a background helper keeps the sessions after
+	// its last connection is gone (`persist`, --persist); 0 is no
+	// background helper.
+	Persist time.Duration
 	// Sources are the files merged over the defaults, in order: the
 	// user's (or --config's), then the project's.
 	Sources []string
@@ -49,6 +54,7 @@ type Config struct {
 // widest to the narrowest.
 const (
 	SandboxOff            = "off"
+	SandboxContainer      = "container" // off: the container the helper runs in is the sandbox
 	SandboxWorkspaceWrite = "workspace-write"
 	SandboxReadOnly       = "read-only"
 	NetworkOpen           = "open"

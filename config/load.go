@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -30,6 +31,7 @@ type fileConfig struct {
 	Protect         []string   `toml:"protect"`
 	MCPYieldMs      *int       `toml:"mcp_yield_ms"`
 	HeartbeatMs     *int       `toml:"heartbeat_ms"`
+	Persist         *string    `toml:"persist"`
 	Limits          fileLimits `toml:"limits"`
 	Policy          filePolicy `toml:"policy"`
 }
@@ -199,6 +201,7 @@ func (fc fileConfig) mergeInto(c *Config) {
 	setIf(&c.Encoding, fc.Encoding)
 	setIf(&c.MCPYieldMs, fc.MCPYieldMs)
 	setIf(&c.HeartbeatMs, fc.HeartbeatMs)
+	fc.mergePersist(c)
 	fc.mergeSandbox(&c.Sandbox)
 	if fc.MaskEnv != nil {
 		c.MaskEnv = mergeList(c.MaskEnv, *fc.MaskEnv)
@@ -298,4 +301,17 @@ func keyLine(data []byte, dotted string) int {
 		}
 	}
 	return 0
+}
+
+// mergePersist takes `persist`, a duration such as "10m"; one that does
+// not parse, or is not positive, is kept as -1 for validate to refuse.
+func (fc fileConfig) mergePersist(c *Config) {
+	if fc.Persist == nil {
+		return
+	}
+	d, err := time.ParseDuration(*fc.Persist)
+	if err != nil || d <= 0 {
+		d = -1
+	}
+	c.Persist = d
 }

@@ -9,7 +9,7 @@ import (
 // sandboxModes and networkModes run from the widest to the narrowest: a
 // project's file may move along them only to the right.
 var (
-	sandboxModes = []string{SandboxOff, SandboxWorkspaceWrite, SandboxReadOnly}
+	sandboxModes = []string{SandboxContainer, SandboxOff, SandboxWorkspaceWrite, SandboxReadOnly}
 	networkModes = []string{NetworkOpen, NetworkProxy, NetworkOff}
 )
 
@@ -49,6 +49,9 @@ func (fc fileConfig) projectScalars(c *Config, note func(key, why string)) {
 	userValue(fc.LoginEnv, c.LoginEnv, "login_env", note)
 	userValue(fc.HeartbeatMs, c.HeartbeatMs, "heartbeat_ms", note)
 	userValue(fc.Encoding, c.Encoding, "encoding", note)
+	if fc.Persist != nil {
+		note("persist", userOnly)
+	}
 	if v := fc.Unattended; v != nil && *v != c.Unattended {
 		if *v == "deny" {
 			c.Unattended = *v

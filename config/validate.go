@@ -42,6 +42,9 @@ func validate(c Config) error {
 	if c.HeartbeatMs != 0 && (c.HeartbeatMs < 100 || c.HeartbeatMs > 86400000) {
 		return bad("heartbeat_ms", "must be 0 (none) or between 100 and 86400000, not %d", c.HeartbeatMs)
 	}
+	if c.Persist < 0 {
+		return bad("persist", "must be a duration above zero such as \"10m\" or \"2h\"")
+	}
 	if err := validateSandbox(c.Sandbox); err != nil {
 		return err
 	}
@@ -50,7 +53,7 @@ func validate(c Config) error {
 
 func validateSandbox(s SandboxConfig) error {
 	if !slices.Contains(sandboxModes, s.Mode) {
-		return bad("sandbox", "must be %q, %q or %q, not %q", SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff, s.Mode)
+		return bad("sandbox", "must be %q, %q, %q or %q, not %q", SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff, SandboxContainer, s.Mode)
 	}
 	if !slices.Contains(networkModes, s.Network) {
 		return bad("network", "must be %q, %q or %q, not %q", NetworkProxy, NetworkOpen, NetworkOff, s.Network)

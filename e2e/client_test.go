@@ -98,6 +98,13 @@ func start(t *testing.T, framing, root string, args []string, opts ...opt) *clie
 	for _, o := range opts {
 		o(cmd)
 	}
+	return startCmd(t, framing, cmd)
+}
+
+// startCmd spawns cmd as the helper (or what carries it: ssh, docker
+// exec) and speaks to it in framing.
+func startCmd(t *testing.T, framing string, cmd *exec.Cmd) *client {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
@@ -276,6 +283,13 @@ func (c *client) await(ch chan message, what string) (json.RawMessage, *rpcError
 	case m := <-ch:
 		return m.Result, m.Error
 	case <-c.exited:
+		// A helper that answers and then exits (a refusal) may be seen
+		// gone before its answer, read already, is handed over.
+		select {
+		case m := <-ch:
+			return m.Result, m.Error
+		case <-time.After(time.Second):
+		}
 		c.t.Fatalf("%s: helper exited (%v); stderr:\n%s", what, c.waitErr, c.stderr)
 	case <-time.After(watchdog):
 		c.t.Fatalf("%s: no answer within %s; stderr:\n%s", what, watchdog, c.stderr)

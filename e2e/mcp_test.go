@@ -30,6 +30,7 @@ import (
 // built helper over its stdin and stdout.
 type mcpHost struct {
 	t    *testing.T
+	cmd  *exec.Cmd // the process the client spawned
 	cs   *sdk.ClientSession
 	root string
 	logs chan *sdk.LoggingMessageParams
@@ -45,12 +46,18 @@ type mcpOpts struct {
 	config string // the user's config.toml
 	// progress receives the progress notifications.
 	progress chan *sdk.ProgressNotificationParams
+	root     string   // the project root; "": a new one
+	args     []string // more flags
+	env      []string // more environment
 }
 
 func startMCP(t *testing.T, o mcpOpts) *mcpHost {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
+	if o.root != "" {
+		root = o.root
+	}
 	h := &mcpHost{t: t, root: root, logs: make(chan *sdk.LoggingMessageParams, 100)}
 	copts := &sdk.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
 		h.logs <- r.Params
@@ -69,7 +76,7 @@ func startMCP(t *testing.T, o mcpOpts) *mcpHost {
 	for _, r := range o.roots {
 		client.AddRoots(&sdk.Root{URI: r})
 	}
-	cmd := exec.Command(binary, "--mcp", "--root", root)
+	cmd := exec.Command(binary, append([]string{"--mcp", "--root", root}, o.args...)...)
 	if o.dir != "" {
 		cmd = exec.Command(binary, "--mcp")
 		cmd.Dir = o.dir
@@ -79,7 +86,8 @@ func startMCP(t *testing.T, o mcpOpts) *mcpHost {
 		require.NoError(t, os.MkdirAll(cfgDir, 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(o.config), 0o600))
 	}
-	cmd.Env = append(os.Environ(), "TERMHELPER_CONFIG_DIR="+cfgDir, "SHELL=")
+	cmd.Env = append(append(os.Environ(), "TERMHELPER_CONFIG_DIR="+cfgDir, "SHELL="), o.env...)
+	h.cmd = cmd
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: o.version})

@@ -151,7 +151,7 @@ func (e *Engine) approve(ctx context.Context, command, dir string, env map[strin
 	if e.opts.Policy == nil {
 		return e.approveWidening(ctx, command, dir, c)
 	}
-	h := e.currentHost()
+	h := e.hostFor(ctx)
 	h.Approver = approverFor(ctx, h)
 	v := e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: h.Trusted, Sandboxed: c.confined(), Env: env})
 	reasons := v.Reasons
@@ -187,7 +187,7 @@ func (e *Engine) approveWidening(ctx context.Context, command, dir string, c *co
 	if !c.widens {
 		return nil
 	}
-	h := e.currentHost()
+	h := e.hostFor(ctx)
 	a := approverFor(ctx, h)
 	reasons := []string{c.wideningReason()}
 	if a == nil {
@@ -248,7 +248,7 @@ type CheckResult struct {
 // Check judges a command in cwd, asking for sandbox mode requested ("":
 // the config's), without running it. Where the config requires a sandbox
 // this machine does not have, the answer is deny with the reason.
-func (e *Engine) Check(command, cwd, requested string) (CheckResult, error) {
+func (e *Engine) Check(ctx context.Context, command, cwd, requested string) (CheckResult, error) {
 	if err := checkSandbox(requested); err != nil {
 		return CheckResult{}, err
 	}
@@ -263,7 +263,7 @@ func (e *Engine) Check(command, cwd, requested string) (CheckResult, error) {
 	}
 	v := policy.Verdict{Decision: policy.Allow}
 	if e.opts.Policy != nil {
-		v = e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: e.currentHost().Trusted, Sandboxed: c.confined()})
+		v = e.opts.Policy.Judge(command, dir, policy.Judging{Trusted: e.hostFor(ctx).Trusted, Sandboxed: c.confined()})
 	}
 	if c.widens && v.Decision == policy.Allow {
 		v.Decision = policy.Ask

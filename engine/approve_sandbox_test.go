@@ -106,7 +106,7 @@ func TestSandboxRequired(t *testing.T) {
 	if !errors.As(err, &se) || se.Reason != st.Reason || !errors.Is(err, ErrSandboxRequired) {
 		t.Fatalf("got %v, want the sandbox required with the reason", err)
 	}
-	v, err := e.Check("ls", "", "")
+	v, err := e.Check(context.Background(), "ls", "", "")
 	if err != nil || v.Decision != policy.Deny || len(v.Reasons) != 1 || !strings.Contains(v.Reasons[0], st.Reason) {
 		t.Fatalf("check: %+v %v", v, err)
 	}

@@ -86,12 +86,11 @@ type Engine struct {
 
 	planted planted
 
-	mu   sync.Mutex
-	host Host
-	sink Sink
-	// restored: the sessions held before the current connection (see
-	// MarkRestored).
-	restored map[string]bool
+	mu       sync.Mutex
+	host     Host
+	sink     Sink
+	attached []*Attachment // the front ends serving it at once (attach.go)
+	reattach bool          // a front end attached after another one
 }
 
 // New returns an engine with its own sessions. Until SetHost is called,

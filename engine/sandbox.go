@@ -61,6 +61,9 @@ func OpenSandbox(cfg config.Config, root string, log *slog.Logger) (s Sandbox, c
 	}
 	s.Status, s.Asked = probe(mode, net, cfg.Limits), mode
 	s.Limits = sync.OnceValue(func() []string { s.Status(); return limitsHeld(cfg.Limits, measuredCaps()) })
+	if cfg.Sandbox.Mode == config.SandboxContainer {
+		s.Status = containerStatus
+	}
 	if mode == sandbox.Off {
 		return s, func() {}, nil
 	}
@@ -92,6 +95,9 @@ func configured(cfg config.Config) (sandbox.Mode, sandbox.Network, error) {
 	m := cfg.Sandbox.Mode
 	if v := os.Getenv(ModeEnv); v != "" && m == config.SandboxWorkspaceWrite {
 		m = v
+	}
+	if m == config.SandboxContainer {
+		m = string(sandbox.Off) // the container is the sandbox
 	}
 	mode, err := sandbox.ParseMode(m)
 	if err != nil {
@@ -185,4 +191,11 @@ func resolvePaths(paths []string, root, home string) []string {
 		out = append(out, filepath.Clean(p))
 	}
 	return out
+}
+
+// containerStatus is what initialize reports under sandbox = "container":
+// the host runs the helper in a container it takes for the sandbox, so
+// termhelper confines nothing itself and says so.
+func containerStatus() sandbox.Status {
+	return sandbox.Status{Mode: sandbox.Off, Backend: "container", Network: sandbox.NetworkOpen}
 }

@@ -158,41 +158,6 @@ func (e *Engine) Command(id string) (string, error) {
 // List describes every session handed to the host, oldest first.
 func (e *Engine) List() []session.Info { return e.mgr.List() }
 
-// MarkRestored records the sessions the engine holds now as restored: a
-// front end that serves a new connection on an engine that outlived an
-// earlier one calls it before serving, and that connection's host is told
-// of them (Restored). It returns how many there are.
-func (e *Engine) MarkRestored() int {
-	list := e.mgr.List()
-	ids := make(map[string]bool, len(list))
-	for _, in := range list {
-		ids[in.ID] = true
-	}
-	e.mu.Lock()
-	e.restored = ids
-	e.mu.Unlock()
-	return len(ids)
-}
-
-// Restored describes the sessions MarkRestored recorded that are still
-// held, oldest first: none, for an engine that lives and dies with its
-// one connection.
-func (e *Engine) Restored() []session.Info {
-	e.mu.Lock()
-	ids := e.restored
-	e.mu.Unlock()
-	out := []session.Info{}
-	if len(ids) == 0 {
-		return out
-	}
-	for _, in := range e.mgr.List() {
-		if ids[in.ID] {
-			out = append(out, in)
-		}
-	}
-	return out
-}
-
 // Resize sets a session's terminal size.
 func (e *Engine) Resize(id string, cols, rows int) error {
 	if cols < 1 || rows < 1 || cols > 10000 || rows > 10000 {

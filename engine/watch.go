@@ -143,7 +143,7 @@ func (r *refusals) list() []sandbox.Denial {
 // of its request, or of the host; nil where the host cannot be asked
 // (the allow list alone then decides).
 func (e *Engine) networkAsker(ctx context.Context) egress.Asker {
-	a := approverFor(ctx, e.currentHost())
+	a := approverFor(ctx, e.hostFor(ctx))
 	if a == nil {
 		return nil
 	}

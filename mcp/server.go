@@ -46,6 +46,10 @@ type Options struct {
 	// Heartbeat, if set, counts a client that sends nothing for three
 	// such periods as gone (config heartbeat_ms): a ping keeps it.
 	Heartbeat time.Duration
+	// Shared is an engine other connections serve too (termhelper
+	// --persist): this one attaches to it, and its end leaves the
+	// sessions running.
+	Shared bool
 }
 
 // DefaultYield is mcp_yield_ms's default: 45 s, under the 60 s most hosts
@@ -62,6 +66,7 @@ type front struct {
 	openOnce sync.Once
 	opened   chan struct{} // closed once the engine is open or failed to open
 	eng      *engine.Engine
+	att      *engine.Attachment // with Options.Shared
 	openErr  error
 	startUp  sync.WaitGroup // the start-up work of Open
 	watching sync.WaitGroup // the heartbeat
@@ -195,8 +200,12 @@ func (f *front) open(root string) {
 			f.log.Error("no engine", "root", root, "err", f.openErr)
 			return
 		}
-		f.eng.SetHost(engine.Host{Trusted: true})
-		f.eng.SetSink(f.events)
+		if f.opts.Shared {
+			f.att = f.eng.Attach(f.events)
+		} else {
+			f.eng.SetHost(engine.Host{Trusted: true})
+			f.eng.SetSink(f.events)
+		}
 		if startUp != nil {
 			f.startUp.Go(startUp)
 		}
@@ -213,8 +222,14 @@ func (f *front) engine() *engine.Engine {
 	}
 }
 
+// closeEngine ends every tree, or over a shared engine only detaches.
 func (f *front) closeEngine() {
-	if e := f.engine(); e != nil {
+	e := f.engine()
+	switch {
+	case e == nil:
+	case f.att != nil:
+		f.att.Detach()
+	default:
 		e.Close()
 	}
 }

@@ -38,6 +38,7 @@ const (
 	CodeStartFailed     = -32005
 	CodeTooMany         = -32006
 	CodeSandboxRequired = -32007
+	CodeHelperRefused   = -32008 // --persist: the background helper refused this connection
 	CodeCancelled       = -32800 // the host cancelled the request
 )
 

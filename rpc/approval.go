@@ -45,7 +45,7 @@ func (s *Server) closing(parent context.Context) context.Context {
 	return ctx
 }
 
-func (s *Server) policyCheck(_ context.Context, raw *json.RawMessage) (any, error) {
+func (s *Server) policyCheck(ctx context.Context, raw *json.RawMessage) (any, error) {
 	var p protocol.CheckParams
 	if err := decodeParams(raw, &p, true); err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (s *Server) policyCheck(_ context.Context, raw *json.RawMessage) (any, erro
 	if p.Command == nil {
 		return nil, errParams(`field "command" is required`)
 	}
-	v, err := s.eng.Check(*p.Command, p.Cwd, p.Sandbox)
+	v, err := s.eng.Check(ctx, *p.Command, p.Cwd, p.Sandbox)
 	if err != nil {
 		return nil, err
 	}

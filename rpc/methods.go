@@ -25,7 +25,11 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 	if p.Capabilities.Approval {
 		h.Approver = approver{s}
 	}
-	s.eng.SetHost(h)
+	if s.att != nil {
+		s.att.SetHost(h)
+	} else {
+		s.eng.SetHost(h)
+	}
 	if p.ClientInfo != nil {
 		s.log.Info("host", "name", p.ClientInfo.Name, "version", p.ClientInfo.Version)
 	}
@@ -38,16 +42,27 @@ func (s *Server) initialize(_ context.Context, raw *json.RawMessage) (any, error
 		ProtocolVersion: protocol.Version,
 		Platform:        protocol.Platform{OS: pl.OS, Arch: pl.Arch, Shell: pl.Shell, PTY: pl.PTY},
 		Root:            s.eng.Root(),
-		Restored:        protocol.Rows(s.eng.Restored()),
+		Restored:        protocol.Rows(s.restored()),
 		Limits:          protocol.Limits{TimeoutMs: l.TimeoutMs, MaxStreamChars: l.MaxStreamChars, MaxLineChars: l.MaxLineChars},
 		Sandbox:         protocol.SandboxStatusOf(s.eng.Sandbox(), s.eng.SandboxLimits()),
 		Warnings:        s.eng.Warnings(),
 	}, nil
 }
 
+// restored is what this connection finds from before: the sessions a
+// shared engine held when it attached; none over an engine of its own.
+func (s *Server) restored() []session.Info {
+	if s.att == nil {
+		return []session.Info{}
+	}
+	return s.att.Restored()
+}
+
 func (s *Server) shutdownMethod(context.Context, *json.RawMessage) (any, error) {
 	s.life.advance(shutDown)
-	s.eng.Close()
+	if s.att == nil {
+		s.eng.Close()
+	}
 	return nil, nil
 }
 

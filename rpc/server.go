@@ -30,6 +30,10 @@ type Options struct {
 	// the login shell's environment, pruning old files). Serve waits for
 	// it before it returns.
 	AfterFirst func()
+	// Shared is an engine other connections serve too (termhelper
+	// --persist): this one attaches to it, and its end leaves the
+	// sessions running; shutdown too ends only this connection.
+	Shared bool
 }
 
 // Server serves one host over one connection.
@@ -38,6 +42,7 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	life *lifecycle
+	att  *engine.Attachment // with Options.Shared
 
 	mu   sync.Mutex
 	conn *wire.Conn
@@ -73,7 +78,11 @@ func New(eng *engine.Engine, opts Options) *Server {
 		protocol.MethodTrashRestore: s.trashRestore,
 		protocol.MethodPing:         ping,
 	}
-	eng.SetSink(notifier{s})
+	if opts.Shared {
+		s.att = eng.Attach(notifier{s})
+	} else {
+		eng.SetSink(notifier{s})
+	}
 	return s
 }
 
@@ -155,9 +164,25 @@ func (s *Server) startHeartbeat(period time.Duration) {
 // host's input once its requests are answered, the host gone, a signal,
 // exit): every command's tree is ended, once, then the requests in flight
 // send their (now finished) answers.
+//
+// Over a shared engine (termhelper --persist) it only detaches: the
+// sessions stay, and a request still waiting answers into the closed
+// connection once its wait ends.
 func (s *Server) drain() {
-	s.goneOnce.Do(s.eng.Close)
-	s.inflight.Wait()
+	s.goneOnce.Do(s.end)
+	if s.att == nil {
+		s.inflight.Wait()
+	}
+}
+
+// end ends this connection's hold on the engine: its sessions with it,
+// or over a shared engine only its attachment.
+func (s *Server) end() {
+	if s.att != nil {
+		s.att.Detach()
+		return
+	}
+	s.eng.Close()
 }
 
 // Handle runs in the read loop. initialize is applied there, before the
@@ -169,6 +194,9 @@ func (s *Server) Handle(ctx context.Context, conn *wire.Conn, req *wire.Request)
 	s.mu.Lock()
 	s.conn = conn // the first message can come before NewConn has returned
 	s.mu.Unlock()
+	if s.att != nil {
+		ctx = s.att.Bind(ctx)
+	}
 	switch req.Method {
 	case protocol.MethodInitialize:
 		s.reply(ctx, conn, req)

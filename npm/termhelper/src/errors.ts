@@ -15,6 +15,8 @@ export const ErrorCode = {
   StartFailed: -32005,
   TooManySessions: -32006,
   SandboxRequired: -32007,
+  /** --persist: the background helper refused this connection (data.setting: the setting that differs). */
+  HelperRefused: -32008,
   RequestCancelled: -32800,
 } as const;
 

@@ -76,6 +76,14 @@ export interface StartOptions {
    * side's PATH.
    */
   spawn?: string[];
+  /**
+   * --persist: the sessions outlive this connection, in a background helper
+   * for the user and the root, for this long after the last connection is
+   * gone ("10m", "2h"). Starting again with the same root and options
+   * reattaches to them (list() shows them, read() reads on); close() ends
+   * only this connection. Not on Windows.
+   */
+  persist?: string;
   /** The termhelper binary: default TERMHELPER_BIN, else the installed platform package's. */
   bin?: string;
   /** The helper's environment, over this process's own. */
@@ -344,6 +352,30 @@ function checkProtocol(info: InitializeResult, bin: string): void {
   );
 }
 
+/**
+ * The spawn prefix that runs the helper in a running container over
+ * `docker exec -i` (no terminal: one would rewrite the protocol's bytes).
+ */
+export function dockerExec(container: string, opts: { user?: string; workdir?: string } = {}): string[] {
+  const argv = ["docker", "exec", "-i"];
+  if (opts.user !== undefined) argv.push("--user", opts.user);
+  if (opts.workdir !== undefined) argv.push("--workdir", opts.workdir);
+  return [...argv, container];
+}
+
+/** The spawn prefix that runs the helper in a pod over `kubectl exec -i`. */
+export function kubectlExec(
+  pod: string,
+  opts: { namespace?: string; container?: string; context?: string } = {},
+): string[] {
+  const argv = ["kubectl"];
+  if (opts.context !== undefined) argv.push("--context", opts.context);
+  argv.push("exec", "-i");
+  if (opts.namespace !== undefined) argv.push("-n", opts.namespace);
+  if (opts.container !== undefined) argv.push("-c", opts.container);
+  return [...argv, pod, "--"];
+}
+
 /** The command line that starts the helper, and where its first word came from. */
 function command(opts: StartOptions): { argv: string[]; source: BinarySource } {
   const prefix = opts.spawn ?? [];
@@ -357,6 +389,7 @@ function command(opts: StartOptions): { argv: string[]; source: BinarySource } {
   const args = [bin];
   if (opts.root !== undefined) args.push("--root", opts.root);
   if (opts.config !== undefined) args.push("--config", opts.config);
+  if (opts.persist !== undefined) args.push("--persist", opts.persist);
   if (prefix.length > 0) source = "spawn";
   return { argv: [...prefix, ...args, ...(opts.args ?? [])], source };
 }

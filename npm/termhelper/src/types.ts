@@ -70,6 +70,13 @@ export interface Prompt {
   secret: boolean;
 }
 
+/**
+ * A position in a session's output: every answer carrying output carries
+ * the cursor just after it; `read({ sessionId, cursor })` answers from
+ * there, again if asked twice (after a reattach too, with persist).
+ */
+export type Cursor = number;
+
 /** The answer for a command that has finished. */
 export interface Finished {
   exitCode: number;
@@ -86,6 +93,8 @@ export interface Finished {
   summary: string;
   /** Present only when the sandbox stopped something it can name. */
   sandbox?: { denied: Denial[] };
+  /** The position just after this answer's output. */
+  cursor?: Cursor;
 }
 
 /** The answer for a command that is still alive. */
@@ -109,6 +118,8 @@ export interface Alive {
   endsInMs?: number;
   /** Each call on the session counts `endsInMs` again (the default cap of a command that has yielded). */
   capRenews?: boolean;
+  /** The position just after this answer's output. */
+  cursor?: Cursor;
 }
 
 /** Either shape: `exitCode` means finished, `sessionId` alone means alive. */
@@ -134,6 +145,8 @@ export interface ReadParams {
   /** "exit": wait for the end; "stable": wait for the screen to settle. */
   until?: "exit" | "stable";
   stableMs?: number;
+  /** Read from this position (an earlier answer's cursor), without consuming it. */
+  cursor?: Cursor;
 }
 
 /** The first signal session/kill sends to the whole tree; also accepted without "SIG". */
