@@ -8,6 +8,8 @@ export interface InitializeParams {
   capabilities?: { approval?: boolean; outputStream?: boolean };
   /** false: every command needs approval (commands from an untrusted source). */
   trusted?: boolean;
+  /** Count the host as gone after three such periods without a byte from it (100 to 86400000; absent: never); a quiet host sends `$/ping`. */
+  heartbeatMs?: number;
 }
 
 export interface InitializeResult {
@@ -16,9 +18,14 @@ export interface InitializeResult {
   protocolVersion: 1;
   platform: { os: string; arch: string; shell: string; pty: string };
   root: string;
+  /** The sessions a background helper (persist) held for the root before this connection: read on from their cursors. */
+  restored: SessionInfo[];
   limits: { timeoutMs: number; maxStreamChars: number; maxLineChars: number };
-  /** How commands are confined here, as measured at start; reason is null when all the config asks for is in force. */
-  sandbox: { mode: SandboxMode; backend: string; network: "proxy" | "open" | "off"; reason: string | null };
+  /**
+   * How commands are confined here, as measured at start; reason is null when all the config asks for is in force;
+   * limits are the caps on a confined command that hold here.
+   */
+  sandbox: { mode: SandboxMode; backend: string; network: "proxy" | "open" | "off"; reason: string | null; limits?: string[] };
   /** What a person should know: a project config's ignored keys, processes not held by a cgroup. */
   warnings?: string[];
 }
@@ -28,10 +35,12 @@ export type SandboxMode = "workspace-write" | "read-only" | "off";
 
 /** Something the sandbox stopped: a host (or a unix socket's path), a path written or read. */
 export interface Denial {
-  kind: "network" | "write" | "read";
+  kind: "network" | "write" | "read" | "limit";
   host?: string;
   port?: number;
   path?: string;
+  /** Kind "limit": which cap was reached, and what failed. */
+  reason?: string;
 }
 
 /** `exec/run` params. */
@@ -94,7 +103,11 @@ export interface Finished {
   /** Present only when the sandbox stopped something it can name. */
   sandbox?: { denied: Denial[] };
   /** The position just after this answer's output. */
-  cursor?: Cursor;
+  cursor: Cursor;
+  /** A read from a cursor older than what is kept: the bytes no longer kept (fullOutputPath has them). */
+  skipped?: number;
+  /** A read from a cursor stopped at the cap: read on from `cursor`. */
+  more?: true;
 }
 
 /** The answer for a command that is still alive. */
@@ -119,7 +132,11 @@ export interface Alive {
   /** Each call on the session counts `endsInMs` again (the default cap of a command that has yielded). */
   capRenews?: boolean;
   /** The position just after this answer's output. */
-  cursor?: Cursor;
+  cursor: Cursor;
+  /** A read from a cursor older than what is kept: the bytes no longer kept (fullOutputPath has them). */
+  skipped?: number;
+  /** A read from a cursor stopped at the cap: read on from `cursor`. */
+  more?: true;
 }
 
 /** Either shape: `exitCode` means finished, `sessionId` alone means alive. */
@@ -167,6 +184,8 @@ export interface SessionInfo {
   startedAt: string;
   exitCode?: number;
   ports?: number[];
+  /** The position at the end of its output so far. */
+  cursor: Cursor;
 }
 
 export interface ListResult {
@@ -245,6 +264,8 @@ export interface ApprovalRequest {
   host?: string;
   port?: number;
   reasons: string[];
+  /** The project's files that make another program run code which confined commands made or changed since the last question. */
+  planted?: string[];
 }
 
 /** "always" also allows the command's name (and subcommand) for this root from now on. */
@@ -263,6 +284,8 @@ export interface ExitedEvent {
   durationMs: number;
   timedOut: boolean;
   summary: string;
+  /** The end of its output. */
+  cursor: Cursor;
 }
 
 /** `session/waiting`: a live session became blocked on its input. */
