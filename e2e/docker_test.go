@@ -33,12 +33,7 @@ func TestDockerExec(t *testing.T) {
 		if raw, rerr := c2.call("session/list", map[string]any{}); rerr != nil || !strings.Contains(string(raw), `"sessionId":"`+r.SessionID+`"`) {
 			t.Fatalf("the session is not listed after the drop: %s %v", raw, rerr)
 		}
-		// With cursors: session/read from the first answer's cursor; the
-		// lines since that answer are what a plain read returns here.
-		next := numbers(c2.run("session/read", map[string]any{"sessionId": r.SessionID, "yieldMs": 30000}).Output)
-		if len(next) == 0 || next[0] != seen[len(seen)-1]+1 {
-			t.Fatalf("read on from n%d, got %v", seen[len(seen)-1], next)
-		}
+		readOn(t, c2, r, seen)
 		c2.run("session/kill", map[string]any{"sessionId": r.SessionID})
 		c2.stop()
 		noneInContainer(t, ctr, m)

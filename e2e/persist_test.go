@@ -113,6 +113,30 @@ func numbers(out string) []int {
 	return ns
 }
 
+// readOn reads the counter of r over c from the cursor of r, the last
+// answer an earlier connection received, each cursor twice: every line
+// after those seen, none missing, none twice.
+func readOn(t *testing.T, c *client, r result, seen []int) {
+	t.Helper()
+	cursor, next := r.Cursor, []int{}
+	for len(next) < 20 {
+		got := c.run("session/read", map[string]any{"sessionId": r.SessionID, "cursor": cursor, "yieldMs": 30000})
+		again := c.run("session/read", map[string]any{"sessionId": r.SessionID, "cursor": cursor})
+		if !strings.HasPrefix(again.Output, got.Output) {
+			t.Fatalf("cursor %d read twice: %q, then %q", cursor, got.Output, again.Output)
+		}
+		next, cursor = append(next, numbers(got.Output)...), got.Cursor
+	}
+	if next[0] != seen[len(seen)-1]+1 {
+		t.Fatalf("read on from n%d, got %v", seen[len(seen)-1], next)
+	}
+	for i := 1; i < len(next); i++ {
+		if next[i] != next[i-1]+1 {
+			t.Fatalf("a line missing or twice: %v", next)
+		}
+	}
+}
+
 // A background server keeps running across a SIGKILL of the process the
 // host spawned; a second connection lists it and reads on from where the
 // first answer ended: no line missing, none twice.
@@ -136,26 +160,7 @@ func TestPersistServerOutlivesItsConnection(t *testing.T) {
 	if rerr != nil || !strings.Contains(string(raw), `"sessionId":"`+r.SessionID+`"`) {
 		t.Fatalf("the session is not listed after the relay died: %s %v", raw, rerr)
 	}
-	// The second connection reads on from the cursor of the last answer
-	// the first one received, each cursor twice: every line after it,
-	// none missing, none twice.
-	cursor, next := r.Cursor, []int{}
-	for len(next) < 20 {
-		got := c2.run("session/read", map[string]any{"sessionId": r.SessionID, "cursor": cursor, "yieldMs": 30000})
-		again := c2.run("session/read", map[string]any{"sessionId": r.SessionID, "cursor": cursor})
-		if !strings.HasPrefix(again.Output, got.Output) {
-			t.Fatalf("cursor %d read twice: %q, then %q", cursor, got.Output, again.Output)
-		}
-		next, cursor = append(next, numbers(got.Output)...), got.Cursor
-	}
-	if next[0] != seen[len(seen)-1]+1 {
-		t.Fatalf("read on from n%d, got %v", seen[len(seen)-1], next)
-	}
-	for i := 1; i < len(next); i++ {
-		if next[i] != next[i-1]+1 {
-			t.Fatalf("a line missing or twice: %v", next)
-		}
-	}
+	readOn(t, c2, r, seen)
 	c2.run("session/kill", map[string]any{"sessionId": r.SessionID})
 	noneLeft(t, m)
 }
