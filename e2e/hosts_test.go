@@ -269,7 +269,6 @@ func (r *hostRun) projectRecipe(name string) string {
 	return strings.ReplaceAll(recipe(r.t, name), "/path/to/project", r.root)
 }
 
-
 // configureClaude: the recipe's `claude mcp add`, an API key for the fake
 // model, and no traffic beside the model's. Tool search off: with it the
 // host offers MCP tools only to a model that searches for them first,
@@ -363,11 +362,15 @@ func TestHostsBasics(t *testing.T) {
 				return map[string]any{"command": "python3 -u -m http.server 0 --bind 127.0.0.1 -d " + m,
 					"background": true, "ready_pattern": `Serving HTTP on \S+ port \d+`}
 			},
-			func(res []string) map[string]any { return map[string]any{"session_id": sessionOf(res[2]), "kill": true} },
+			func(res []string) map[string]any {
+				return map[string]any{"session_id": sessionOf(res[2]), "kill": true}
+			},
 			func([]string) map[string]any {
 				return map[string]any{"command": `printf 'Project name? '; read n; echo "created $n"`}
 			},
-			func(res []string) map[string]any { return map[string]any{"session_id": sessionOf(res[4]), "input": "demo\n"} },
+			func(res []string) map[string]any {
+				return map[string]any{"session_id": sessionOf(res[4]), "input": "demo\n"}
+			},
 		}
 		r := newHostRun(t, bin, h, func(results []string) fakemodel.Step {
 			if len(results) < len(steps) {

@@ -8,8 +8,8 @@ import (
 
 // messagesRequest is what this server reads of a Messages API request.
 type messagesRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
+	Model    string                  `json:"model"`
+	Stream   bool                    `json:"stream"`
 	Tools    []struct{ Name string } `json:"tools"`
 	Messages []struct {
 		Content json.RawMessage `json:"content"`
