@@ -65,7 +65,13 @@ func (m *Manager) saver() {
 		select {
 		case <-m.dirty:
 			m.saveState()
-			time.Sleep(100 * time.Millisecond)
+			// A pause that coalesces writes, which a stop cuts short:
+			// Close waits for the saver.
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-m.stopSaver:
+				return
+			}
 		case <-m.stopSaver:
 			return
 		}
