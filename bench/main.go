@@ -41,6 +41,7 @@ type section struct {
 var sections = []section{
 	{"start", benchStart},
 	{"mcpstart", benchMCPStart},
+	{"shutdown", benchShutdown},
 	{"roundtrip", benchRoundTrip},
 	{"exit", benchExit},
 	{"prompt", benchPrompt},
