@@ -439,7 +439,7 @@ func TestHostsEndedMidCall(t *testing.T) {
 				m := marker()
 				r := newHostRun(t, bin, h, func(results []string) fakemodel.Step {
 					if len(results) == 0 {
-						return fakemodel.Step{Call: map[string]any{"command": "sleep " + m}}
+						return fakemodel.Step{Call: map[string]any{"command": "trap '' TERM HUP INT; sleep " + m}}
 					}
 					return fakemodel.Done
 				})
