@@ -204,13 +204,20 @@ func comm(pid int) string {
 // recipe is the fenced block under `<!-- recipe: name -->` in README.md.
 func recipe(t *testing.T, name string) string {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	return docRecipe(t, "README.md", name)
+}
+
+// docRecipe is the fenced block under `<!-- recipe: name -->` in the
+// repository's file doc.
+func docRecipe(t *testing.T, doc, name string) string {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("..", doc))
 	require.NoError(t, err)
-	_, after, ok := strings.Cut(string(readme), "<!-- recipe: "+name+" -->\n```")
-	require.True(t, ok, "README.md has no recipe %q", name)
+	_, after, ok := strings.Cut(string(text), "<!-- recipe: "+name+" -->\n```")
+	require.True(t, ok, "%s has no recipe %q", doc, name)
 	_, after, _ = strings.Cut(after, "\n")
 	block, _, ok := strings.Cut(after, "```")
-	require.True(t, ok, "README.md's recipe %q is not closed", name)
+	require.True(t, ok, "%s's recipe %q is not closed", doc, name)
 	return block
 }
 
@@ -451,6 +458,40 @@ func TestHostsEndedMidCall(t *testing.T) {
 				r.wait(hostWatchdog)
 				noneLeft(t, m)
 				noneLeft(t, r.root)
+			})
+		})
+	}
+}
+
+// TestHostsAskedLine: what approval means headless, as README.md says. A
+// line the policy asks about even in the sandbox (reading a secret) is
+// refused through Claude Code and Codex, whose `claude -p` and `codex
+// exec` dismiss or decline every question; Gemini CLI asks nothing of the
+// server (its trust, given by the recipe, stands for the approval), so
+// there it runs, unless termhelper's config says `unattended = "deny"`.
+func TestHostsAskedLine(t *testing.T) {
+	for _, deny := range []bool{false, true} {
+		t.Run(fmt.Sprintf("deny=%v", deny), func(t *testing.T) {
+			t.Parallel()
+			eachHost(t, func(t *testing.T, bin string, h agentHost) {
+				r := newHostRun(t, bin, h, func(results []string) fakemodel.Step {
+					if len(results) == 0 {
+						return fakemodel.Step{Call: map[string]any{"command": "cat .env"}}
+					}
+					return fakemodel.Done
+				})
+				writeFile(t, r.root, ".env", "API_TOKEN=e2e-secret-value\n")
+				if deny {
+					writeFile(t, filepath.Join(filepath.Dir(r.root), "cfg"), "config.toml", "unattended = \"deny\"\n")
+				}
+				r.start()
+				res := r.finish(hostWatchdog)
+				require.Len(t, res, 1, "the host printed:\n%s", r.out.String())
+				if deny || h.name != "gemini" {
+					assert.Contains(t, res[0], "refused", res[0])
+					return
+				}
+				assert.Equal(t, 0, exitCode(res[0]), res[0])
 			})
 		})
 	}
