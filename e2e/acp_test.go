@@ -46,7 +46,7 @@ func startACP(t *testing.T, bin string, script fakemodel.Script) *acpAgent {
 	}}, script)
 	r.cmd = exec.Command(lookPath(t, "claude-code-acp", bin))
 	r.cmd.Dir, r.cmd.Env = r.root, r.env
-	r.cmd.Stderr = &r.out
+	r.cmd.Stderr = r.out
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := r.cmd.StdinPipe()
 	require.NoError(t, err)

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -80,25 +79,8 @@ type hostRun struct {
 	env  []string
 	srv  *fakemodel.Server
 	cmd  *exec.Cmd
-	out  lockedBuffer
+	out  *lockedWriter // the host's stdout and stderr
 	done chan error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // newHostRun makes a project, a home and a fake model serving script, and
@@ -107,7 +89,8 @@ func newHostRun(t *testing.T, bin string, host agentHost, script fakemodel.Scrip
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	r := &hostRun{t: t, host: host, root: filepath.Join(dir, "project"), home: filepath.Join(dir, "home")}
+	r := &hostRun{t: t, host: host, root: filepath.Join(dir, "project"), home: filepath.Join(dir, "home"),
+		out: &lockedWriter{w: &bytes.Buffer{}}}
 	for _, d := range []string{r.root, r.home, filepath.Join(dir, "bin"), filepath.Join(dir, "cfg"),
 		filepath.Join(r.home, ".codex"), filepath.Join(r.home, ".gemini"), filepath.Join(r.root, ".gemini")} {
 		require.NoError(t, os.MkdirAll(d, 0o700))
@@ -131,7 +114,7 @@ func (r *hostRun) start() {
 	env, args := recipeCommand(r.t, recipe(r.t, r.host.name+" headless"), r.env)
 	r.cmd = exec.Command(args[0], args[1:]...)
 	r.cmd.Dir, r.cmd.Env = r.root, env
-	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
+	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(r.t, r.cmd.Start())
 	r.done = make(chan error, 1)
