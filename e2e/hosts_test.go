@@ -398,6 +398,7 @@ func TestHostsLongCommand(t *testing.T) {
 	if os.Getenv("TERMHELPER_E2E_LONG") == "" {
 		t.Skip("a 90 s command through each host: set TERMHELPER_E2E_LONG=1")
 	}
+	t.Parallel() // mostly waiting: alongside the other parallel tests
 	eachHost(t, func(t *testing.T, bin string, h agentHost) {
 		r := newHostRun(t, bin, h, func(results []string) fakemodel.Step {
 			switch {
