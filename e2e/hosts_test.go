@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,21 +55,28 @@ var agentHosts = []agentHost{
 
 // hostsDir is the folder whose node_modules/.bin holds the hosts:
 // $TERMHELPER_HOSTS (CI sets it; then they must be there), else the
-// cache e2e/hosts/install.sh fills, when it has been filled.
+// cache e2e/hosts/install.sh fills (once per run of the tests).
 func hostsDir(t *testing.T) string {
 	t.Helper()
 	if dir := os.Getenv("TERMHELPER_HOSTS"); dir != "" {
 		return dir
 	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed: the agent hosts come from npm (e2e/hosts/install.sh)")
-	}
-	out, err := exec.Command("bash", "hosts/install.sh").Output()
+	dir, err := installHosts()
 	if err != nil {
-		t.Skipf("the agent hosts could not be installed (e2e/hosts/install.sh): %v", err)
+		t.Skipf("the agent hosts could not be installed from npm (e2e/hosts/install.sh): %v", err)
 	}
-	return strings.TrimSpace(string(out))
+	return dir
 }
+
+var installHosts = sync.OnceValues(func() (string, error) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "bash", "hosts/install.sh").Output()
+	return strings.TrimSpace(string(out)), err
+})
 
 // hostRun is one headless run of a host in a project of its own.
 type hostRun struct {
