@@ -278,8 +278,10 @@ func configureClaude(t *testing.T, r *hostRun) {
 	r.runRecipe("claude-code setup")
 }
 
-// configureCodex: the fake model as the provider (Responses API), then
-// the recipe; the project a git repository, as Codex expects.
+// configureCodex: the fake model as the provider (Responses API), no
+// traffic beside the model's (the update check, the plugins' sync from
+// GitHub and the analytics each reach out at start), then the recipe; the
+// project a git repository, as Codex expects.
 func configureCodex(t *testing.T, r *hostRun) {
 	provider := fmt.Sprintf(`model = "e2e"
 model_provider = "e2e"
@@ -290,6 +292,12 @@ name = "e2e"
 base_url = "%s/v1"
 wire_api = "responses"
 env_key = "E2E_API_KEY"
+
+[features]
+plugins = false
+
+[analytics]
+enabled = false
 
 `, r.srv.URL)
 	writeFile(t, filepath.Join(r.home, ".codex"), "config.toml", provider+r.projectRecipe("codex config"))
