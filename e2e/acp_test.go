@@ -42,7 +42,10 @@ func startACP(t *testing.T, bin string, script fakemodel.Script) *acpAgent {
 			// As root the agent asks Claude Code to allow skipping its
 			// confirmations, which Claude Code refuses to root unless it
 			// is told it runs in a sandbox (a container, as CI's is).
-			"IS_SANDBOX=1")
+			"IS_SANDBOX=1",
+			// The pinned Claude Code, not the copy the agent bundles,
+			// which looks up api.anthropic.com whatever the base URL.
+			"CLAUDE_CODE_EXECUTABLE="+lookPath(t, "claude", bin))
 	}}, script)
 	r.cmd = exec.Command(lookPath(t, "claude-code-acp", bin))
 	r.cmd.Dir, r.cmd.Env = r.root, r.env
