@@ -43,6 +43,7 @@ var sections = []section{
 	{"mcpstart", benchMCPStart},
 	{"modelread", benchModelRead},
 	{"attach", benchAttach},
+	{"shutdown", benchShutdown},
 	{"roundtrip", benchRoundTrip},
 	{"exit", benchExit},
 	{"prompt", benchPrompt},

@@ -295,11 +295,13 @@ func KillTree(pid int, tag string, sig Signal, grace time.Duration) {
 	}
 }
 
-// waitUntil waits up to grace for gone to hold.
+// waitUntil waits up to grace for gone to hold. The pauses between looks
+// grow, but never past the deadline: a short grace is kept, not rounded
+// up to the next look.
 func waitUntil(grace time.Duration, gone func() bool) {
 	deadline := time.Now().Add(grace)
 	for pause := 5 * time.Millisecond; time.Now().Before(deadline) && !gone(); pause = min(2*pause, 50*time.Millisecond) {
-		time.Sleep(pause)
+		time.Sleep(min(pause, time.Until(deadline)))
 	}
 }
 

@@ -285,6 +285,12 @@ func (m *Manager) forget(id string) {
 	}
 }
 
+// shutdownGrace is how long a command has between SIGTERM and SIGKILL
+// when the helper itself is stopping: hosts wait little for a server they
+// are quitting (Claude Code sends SIGINT, SIGTERM 100 ms later, then
+// SIGKILL), and a tree still up when the helper is killed is left behind.
+const shutdownGrace = 20 * time.Millisecond
+
 // Close ends every session's process tree and waits for their goroutines.
 // It is safe to call more than once.
 func (m *Manager) Close() {
@@ -308,7 +314,7 @@ func (m *Manager) Close() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.proc.Kill(platform.SIGTERM, 500*time.Millisecond)
+			s.proc.Kill(platform.SIGTERM, shutdownGrace)
 		}()
 	}
 	wg.Wait()
