@@ -320,8 +320,8 @@ func configureGemini(t *testing.T, r *hostRun) {
 }
 
 var (
-	exitRe    = regexp.MustCompile(`(?:\bexit |"exitCode":\s*)(-?\d+)`)
-	sessionRe = regexp.MustCompile(`\bsession (\d+)|"sessionId":\s*"(\d+)"`)
+	exitRe    = regexp.MustCompile(`(?:\bexit |"exit_code":\s*)(-?\d+)`)
+	sessionRe = regexp.MustCompile(`\bsession (\d+)|"session_id":\s*"(\d+)"`)
 )
 
 // exitCode is the exit code a tool result reports, -1 if none.
