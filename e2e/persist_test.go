@@ -442,3 +442,30 @@ func TestPersistApprovalGoesToTheRequester(t *testing.T) {
 		t.Fatalf("asked the untrusted host %d times and the trusted one %d times; want 1 and 0", a, b)
 	}
 }
+
+// A host that asked for a heartbeat and falls silent without closing its
+// link (a stream that stalls, as kubectl exec's can) is gone: with
+// --persist its connection ends, the relay exits, and its sessions wait
+// for the next connection, which finds them running.
+func TestPersistHeartbeatKeepsTheSessions(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	m := marker()
+	c1 := p.connect("60s")
+	_, rerr := c1.call("initialize", map[string]any{"heartbeatMs": 200})
+	if rerr != nil {
+		t.Fatalf("initialize: %v", rerr.Message)
+	}
+	r := c1.exec(map[string]any{"command": "sleep 600 # " + m, "background": true, "yieldMs": 0})
+	if r.State != "background" {
+		t.Fatalf("not running in the background: %s", describe(r))
+	}
+	within(t, c1.exited, "the relay's exit after three silent heartbeats")
+	c2 := p.connect("60s")
+	alive := c2.run("session/read", map[string]any{"sessionId": r.SessionID})
+	if alive.State != "background" {
+		t.Fatalf("the session did not wait for the next connection: %s", describe(alive))
+	}
+	c2.run("session/kill", map[string]any{"sessionId": r.SessionID})
+	noneLeft(t, m)
+}
