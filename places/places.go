@@ -6,6 +6,7 @@
 package places
 
 import (
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -103,12 +104,12 @@ func expand(path, home string, getenv func(string) string) string {
 		if base == "" {
 			return ""
 		}
-		path = filepath.Join(base, rest)
+		path = join(base, rest)
 	} else if !filepath.IsAbs(path) && !strings.HasPrefix(path, "/") {
 		if home == "" {
 			return ""
 		}
-		path = filepath.Join(home, path)
+		path = join(home, path)
 	}
 	if dir && !strings.HasSuffix(path, "/") {
 		path += "/"
@@ -126,31 +127,42 @@ func folder(name, home string, getenv func(string) string) string {
 	}
 	switch name {
 	case "XDG_CONFIG_HOME":
-		return filepath.Join(home, ".config")
+		return join(home, ".config")
 	case "XDG_DATA_HOME":
-		return filepath.Join(home, ".local", "share")
+		return join(home, ".local", "share")
 	case "CACHE":
 		return UserCache(home, getenv)
 	case "CARGO_HOME":
-		return filepath.Join(home, ".cargo")
+		return join(home, ".cargo")
 	case "GOPATH":
-		return filepath.Join(home, "go")
+		return join(home, "go")
 	case "GRADLE_USER_HOME":
-		return filepath.Join(home, ".gradle")
+		return join(home, ".gradle")
 	case "ZDOTDIR":
 		return "" // unset: the zsh files in home are listed on their own
 	}
 	return "" // XDG_RUNTIME_DIR and others: only where set
 }
 
+// join is filepath.Join, but in a home written the Unix way ("/home/u")
+// it joins with slashes whatever the platform: the policy judges Unix
+// paths on Windows too (a command line run through ssh or WSL), and a
+// path joined with backslashes there would not be absolute.
+func join(base string, elem ...string) string {
+	if strings.HasPrefix(base, "/") {
+		return path.Join(append([]string{base}, elem...)...)
+	}
+	return filepath.Join(append([]string{base}, elem...)...)
+}
+
 // UserCache is the user's cache folder: $XDG_CACHE_HOME, ~/.cache, or
 // ~/Library/Caches on macOS.
 func UserCache(home string, getenv func(string) string) string {
 	if runtime.GOOS == "darwin" {
-		return filepath.Join(home, "Library", "Caches")
+		return join(home, "Library", "Caches")
 	}
 	if v := getenv("XDG_CACHE_HOME"); filepath.IsAbs(v) {
 		return v
 	}
-	return filepath.Join(home, ".cache")
+	return join(home, ".cache")
 }
