@@ -100,7 +100,7 @@ func failedFork(low string) bool {
 func limitRefused(line string, plan sandbox.Plan, c capsHere) (sandbox.Denial, bool) {
 	low := strings.ToLower(line)
 	if plan.MaxProcs > 0 && !c.cgroup && failedFork(low) {
-		return sandbox.ProcessLimitDenial(plan.MaxProcs), true
+		return platform.ProcessLimitDenial(plan.MaxProcs), true
 	}
 	if plan.TempBytes > 0 && strings.Contains(low, "no space left on device") && c.temp && !sandbox.DiskFull(plan.Root) {
 		return sandbox.TempLimitDenial(plan.TempBytes), true

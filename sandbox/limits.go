@@ -2,12 +2,6 @@ package sandbox
 
 import "fmt"
 
-// ProcessLimitDenial is what an answer says of a tree that reached its
-// process cap.
-func ProcessLimitDenial(max int) Denial {
-	return Denial{Kind: "limit", Reason: fmt.Sprintf("process limit %d reached: fork failed", max)}
-}
-
 // TempLimitDenial is what an answer says of a command that filled its
 // temporary folder.
 func TempLimitDenial(bytes int64) Denial {

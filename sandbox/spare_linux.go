@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/termhelper/termhelper/platform"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,16 +38,6 @@ const maxHandoff = 128 << 10
 // command exactly as a fresh trampoline does: without namespaces, Landlock
 // alone reads around the secret places as they were when it was set up.
 var ErrNoSpare = errors.New("sandbox: no spare for this plan here")
-
-// Handoff is the command a spare runs: what a fresh trampoline would have
-// had from its exec.Cmd.
-type Handoff struct {
-	Argv  []string
-	Env   []string
-	Dir   string
-	Stdio [3]*os.File // standard input, output and error
-	Ctty  bool        // Stdio[0] is a terminal, to be the session's own
-}
 
 // handoffMsg is the Handoff on the wire; the files go as rights beside it.
 type handoffMsg struct {
@@ -89,7 +80,7 @@ func handoffPair() (helper, child *os.File, err error) {
 // holds (its footprint), while the spare wakes. An error means the spare
 // has not got the command: the caller ends it and starts the command
 // another way.
-func (l *Launch) Hand(h Handoff) error {
+func (l *Launch) Hand(h platform.Handoff) error {
 	s := &l.sys
 	if s.ctl == nil {
 		return errors.New("sandbox: not a spare")
