@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/termhelper/termhelper/cleaner"
@@ -226,4 +227,12 @@ func (e *Engine) Warnings() []string {
 		w = append(w, c)
 	}
 	return w
+}
+
+// under reports whether path is dir or lies below it.
+func under(path, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }

@@ -99,7 +99,7 @@ func (n networkAsker) Ask(ctx context.Context, r egress.Request) (egress.Decisio
 const maxRefusals = 16
 
 // refusals are the paths a confined command's error lines say it was
-// refused (see refusedPath), each once.
+// refused (see sandbox.RefusedPath), each once.
 type refusals struct {
 	plan sandbox.Plan
 	home string
@@ -114,7 +114,7 @@ func newRefusals(plan sandbox.Plan, home string) *refusals {
 }
 
 func (r *refusals) line(line string) {
-	d, ok := refusedPath(line, r.plan, r.home)
+	d, ok := sandbox.RefusedPath(line, r.plan, r.home)
 	if !ok {
 		d, ok = limitRefused(line, r.plan, r.caps)
 	}

@@ -1,12 +1,10 @@
-package engine
+package sandbox
 
 import (
 	"path"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/termhelper/termhelper/sandbox"
 )
 
 // Landlock refuses a file operation with EACCES (EPERM for some), and a
@@ -35,8 +33,8 @@ var shellPrefix = regexp.MustCompile(`^\S+: [0-9]+: `)
 var writeWords = []string{"create", "touch", "write", "remove", "move", "mkdir", "directory", "link", "rename",
 	"overwrite", "read-only file system"}
 
-// refusedPath is the refusal a line of output reports, if it is one.
-func refusedPath(line string, plan sandbox.Plan, home string) (sandbox.Denial, bool) {
+// RefusedPath is the refusal a line of output reports, if it is one.
+func RefusedPath(line string, plan Plan, home string) (Denial, bool) {
 	low := strings.ToLower(line)
 	mark := -1
 	for _, m := range refusalMarks {
@@ -46,25 +44,25 @@ func refusedPath(line string, plan sandbox.Plan, home string) (sandbox.Denial, b
 		}
 	}
 	if mark < 0 {
-		return sandbox.Denial{}, false
+		return Denial{}, false
 	}
 	if p := shellPrefix.FindStringIndex(line); p != nil {
 		line, mark = line[p[1]:], mark-p[1]
 	}
 	paths := pathsIn(line, mark, home)
 	if len(paths) == 0 {
-		return sandbox.Denial{}, false
+		return Denial{}, false
 	}
 	kind := refusalKind(paths[0], low, plan)
 	if kind == "" {
-		return sandbox.Denial{}, false
+		return Denial{}, false
 	}
-	return sandbox.Denial{Kind: kind, Path: paths[0]}, true
+	return Denial{Kind: kind, Path: paths[0]}, true
 }
 
 // refusalKind says what the sandbox refused at path, or "" when it would
 // not have refused anything there.
-func refusalKind(path, low string, plan sandbox.Plan) string {
+func refusalKind(path, low string, plan Plan) string {
 	switch {
 	case under(path, "/dev") || under(path, "/sys"):
 		return ""
@@ -81,8 +79,8 @@ func refusalKind(path, low string, plan sandbox.Plan) string {
 	return ""
 }
 
-func writable(path string, plan sandbox.Plan) bool {
-	if plan.Mode == sandbox.WorkspaceWrite && under(path, plan.Root) {
+func writable(path string, plan Plan) bool {
+	if plan.Mode == WorkspaceWrite && under(path, plan.Root) {
 		return true
 	}
 	return (plan.TempDir != "" && under(path, plan.TempDir)) || inAny(path, plan.Writable)
