@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Landlock refuses a file operation with EACCES (EPERM for some), and a
@@ -169,4 +170,52 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// maxRefusals bounds the paths kept from one command's output.
+const maxRefusals = 16
+
+// Refusals are the paths a confined command's error lines say it was
+// refused (see RefusedPath), each once.
+type Refusals struct {
+	plan Plan
+	home string
+	caps Caps
+
+	mu   sync.Mutex
+	seen []Denial
+}
+
+// NewRefusals reads the output of a command confined by plan, with
+// home its home folder, on a machine whose caps are caps.
+func NewRefusals(plan Plan, home string, caps Caps) *Refusals {
+	return &Refusals{plan: plan, home: home, caps: caps}
+}
+
+// Line reads one line of the command's output.
+func (r *Refusals) Line(line string) {
+	d, ok := RefusedPath(line, r.plan, r.home)
+	if !ok {
+		d, ok = limitRefused(line, r.plan, r.caps)
+	}
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.seen {
+		if s == d {
+			return
+		}
+	}
+	if len(r.seen) < maxRefusals {
+		r.seen = append(r.seen, d)
+	}
+}
+
+// List lists what the lines read so far say was refused.
+func (r *Refusals) List() []Denial {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Denial(nil), r.seen...)
 }
