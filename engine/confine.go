@@ -60,7 +60,7 @@ func (e *Engine) confine(spec *session.Spec, c confinement, p RunParams, ask egr
 	if !c.confined() {
 		return
 	}
-	e.planted.ran(e.opts.Root)
+	e.planted.Ran(e.opts.Root)
 	base, _ := e.preparedEnv()
 	home, getenv := homeOf(base)
 	plan := e.plan(c, home, getenv)
