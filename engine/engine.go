@@ -21,7 +21,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/termhelper/termhelper/cleaner"
@@ -228,12 +227,4 @@ func (e *Engine) Warnings() []string {
 		w = append(w, c)
 	}
 	return w
-}
-
-// under reports whether path is dir or lies below it.
-func under(path, dir string) bool {
-	if dir == "" {
-		return false
-	}
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }
