@@ -197,10 +197,10 @@ func (e *Engine) approveWidening(ctx context.Context, command, dir string, c *co
 }
 
 func (e *Engine) ask(ctx context.Context, a Approver, command string, req ApprovalRequest) error {
-	changed, state := e.planted.since(e.opts.Root)
+	changed, state := e.planted.Since(e.opts.Root)
 	if len(changed) > 0 {
 		req.Planted = changed
-		req.Reasons = append(req.Reasons, Shown(plantedReason(changed)))
+		req.Reasons = append(req.Reasons, Shown(sandbox.PlantedReason(changed)))
 	}
 	d, err := a.Approve(ctx, req)
 	if ctx.Err() != nil {
@@ -212,7 +212,7 @@ func (e *Engine) ask(ctx context.Context, a Approver, command string, req Approv
 		refused.Err = err
 		return refused
 	}
-	e.planted.answered(state) // a person saw them
+	e.planted.Answered(state) // a person saw them
 	switch d {
 	case Allow:
 		return nil

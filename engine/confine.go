@@ -60,11 +60,11 @@ func (e *Engine) confine(spec *session.Spec, c confinement, p RunParams, ask egr
 	if !c.confined() {
 		return
 	}
-	e.planted.ran(e.opts.Root)
+	e.planted.Ran(e.opts.Root)
 	base, _ := e.preparedEnv()
 	home, getenv := homeOf(base)
 	plan := e.plan(c, home, getenv)
-	spec.Sandbox = &plan
+	spec.Confine = plan.Confiner()
 	tmp := map[string]*string{}
 	if _, set := p.Env["TMPDIR"]; !set && plan.TempDir != "" {
 		tmp["TMPDIR"] = &plan.TempDir
@@ -83,7 +83,7 @@ func (e *Engine) confine(spec *session.Spec, c confinement, p RunParams, ask egr
 // starting it fails at once; confined, the trampoline would start and
 // fail later, as an exit status: the same answer for both is -32005.
 func shellMissing(spec session.Spec) error {
-	if spec.Sandbox == nil || len(spec.Argv) == 0 || !filepath.IsAbs(spec.Argv[0]) {
+	if spec.Confine == nil || len(spec.Argv) == 0 || !filepath.IsAbs(spec.Argv[0]) {
 		return nil
 	}
 	if _, err := os.Stat(spec.Argv[0]); err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/termhelper/termhelper/config"
 	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/policy"
+	"github.com/termhelper/termhelper/sandbox"
 	"github.com/termhelper/termhelper/session"
 )
 
@@ -84,7 +85,7 @@ type Engine struct {
 	// dotenv keeps the values of the project's .env files.
 	dotenv dotenvCache
 
-	planted planted
+	planted sandbox.Planted
 
 	mu       sync.Mutex
 	host     Host

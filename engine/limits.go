@@ -3,10 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/termhelper/termhelper/config"
-	"github.com/termhelper/termhelper/platform"
 	"github.com/termhelper/termhelper/sandbox"
 )
 
@@ -17,26 +15,15 @@ func (e *Engine) limits() (maxProcs int, tempBytes int64) {
 	return l.MaxProcesses, int64(l.TempMiB) << 20
 }
 
-// capsHere is what holds the caps on this machine: a cgroup that counts
-// a tree's processes, the trampoline's RLIMIT_NPROC, a tmpfs for the
-// temporary folder.
-type capsHere struct{ cgroup, rlimit, temp bool }
-
-// measuredCaps is capsHere, measured once (it waits for the sandbox's
-// probe).
-var measuredCaps = sync.OnceValue(func() capsHere {
-	return capsHere{cgroup: platform.PidsLimit() != "", rlimit: sandbox.CountsProcesses(), temp: sandbox.CapsTemp()}
-})
-
 // limitGaps says which of the config's caps cannot hold here, for the
 // sandbox's reason in initialize: a cap that is not held is said, never
 // left out.
-func limitGaps(l config.Limits, c capsHere) []string {
+func limitGaps(l config.Limits, c sandbox.Caps) []string {
 	var gaps []string
-	if l.MaxProcesses > 0 && !c.cgroup && !c.rlimit {
+	if l.MaxProcesses > 0 && !c.Cgroup && !c.Rlimit {
 		gaps = append(gaps, fmt.Sprintf("the process limit (%d) cannot be held here: no cgroup pids controller is delegated to the helper, and RLIMIT_NPROC binds no one as root nor one command alone without a user namespace", l.MaxProcesses))
 	}
-	if l.TempMiB > 0 && !c.temp {
+	if l.TempMiB > 0 && !c.Temp {
 		gaps = append(gaps, fmt.Sprintf("the temporary folder's size limit (%d MiB) cannot be held without a mount namespace", l.TempMiB))
 	}
 	return gaps
@@ -44,16 +31,16 @@ func limitGaps(l config.Limits, c capsHere) []string {
 
 // limitsHeld names the config's caps that hold here, and how, for
 // initialize: what limitGaps does not name.
-func limitsHeld(l config.Limits, c capsHere) []string {
+func limitsHeld(l config.Limits, c sandbox.Caps) []string {
 	var held []string
 	switch {
 	case l.MaxProcesses == 0:
-	case c.cgroup:
+	case c.Cgroup:
 		held = append(held, fmt.Sprintf("processes: %d per command (cgroup pids.max)", l.MaxProcesses))
-	case c.rlimit:
+	case c.Rlimit:
 		held = append(held, fmt.Sprintf("processes: %d per command (RLIMIT_NPROC in its user namespace)", l.MaxProcesses))
 	}
-	if l.TempMiB > 0 && c.temp {
+	if l.TempMiB > 0 && c.Temp {
 		held = append(held, fmt.Sprintf("temporary folder: %d MiB per command (tmpfs)", l.TempMiB))
 	}
 	return held
@@ -69,7 +56,7 @@ func (e *Engine) SandboxLimits() []string {
 }
 
 // withLimitGaps adds limitGaps to a confining status's reason.
-func withLimitGaps(st sandbox.Status, l config.Limits, c func() capsHere) sandbox.Status {
+func withLimitGaps(st sandbox.Status, l config.Limits, c func() sandbox.Caps) sandbox.Status {
 	if st.Mode == sandbox.Off {
 		return st
 	}
@@ -80,30 +67,4 @@ func withLimitGaps(st sandbox.Status, l config.Limits, c func() capsHere) sandbo
 		st.Reason += strings.ToUpper(g[:1]) + g[1:] + "."
 	}
 	return st
-}
-
-// failedFork reports whether a lower-cased line says a new process could
-// not be made for want of resources (EAGAIN): the shells' "Cannot fork"
-// and "fork: retry", Go's "fork/exec", Node's "spawn EAGAIN".
-func failedFork(low string) bool {
-	if strings.Contains(low, "cannot fork") {
-		return true
-	}
-	started := strings.Contains(low, "fork") || strings.Contains(low, "spawn")
-	return started && (strings.Contains(low, "resource temporarily unavailable") || strings.Contains(low, "eagain"))
-}
-
-// limitRefused is the cap a line of output says the command reached:
-// where no cgroup counts the forks a process cap refused, a fork that
-// failed for want of resources; a write that found no space, when the
-// temporary folder is capped and the disk under the root is not full.
-func limitRefused(line string, plan sandbox.Plan, c capsHere) (sandbox.Denial, bool) {
-	low := strings.ToLower(line)
-	if plan.MaxProcs > 0 && !c.cgroup && failedFork(low) {
-		return sandbox.ProcessLimitDenial(plan.MaxProcs), true
-	}
-	if plan.TempBytes > 0 && strings.Contains(low, "no space left on device") && c.temp && !sandbox.DiskFull(plan.Root) {
-		return sandbox.TempLimitDenial(plan.TempBytes), true
-	}
-	return sandbox.Denial{}, false
 }

@@ -60,7 +60,7 @@ func OpenSandbox(cfg config.Config, root string, log *slog.Logger) (s Sandbox, c
 		return Sandbox{}, nil, err
 	}
 	s.Status, s.Asked = probe(mode, net, cfg.Limits), mode
-	s.Limits = sync.OnceValue(func() []string { s.Status(); return limitsHeld(cfg.Limits, measuredCaps()) })
+	s.Limits = sync.OnceValue(func() []string { s.Status(); return limitsHeld(cfg.Limits, sandbox.MeasuredCaps()) })
 	if cfg.Sandbox.Mode == config.SandboxContainer {
 		s.Status = containerStatus
 	}
@@ -111,7 +111,7 @@ func configured(cfg config.Config) (sandbox.Mode, sandbox.Network, error) {
 // the first Probe starts a short child, which must not delay the start.
 func probe(mode sandbox.Mode, net sandbox.Network, l config.Limits) func() sandbox.Status {
 	ch := make(chan sandbox.Status, 1)
-	go func() { ch <- withLimitGaps(sandbox.Probe(mode, net), l, measuredCaps) }()
+	go func() { ch <- withLimitGaps(sandbox.Probe(mode, net), l, sandbox.MeasuredCaps) }()
 	return sync.OnceValue(func() sandbox.Status { return <-ch })
 }
 

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/termhelper/termhelper/egress"
 	"github.com/termhelper/termhelper/platform"
@@ -14,7 +13,7 @@ import (
 // watcher is what a confined session carries besides its process: its
 // door to the egress proxy, and the refusals read from its output.
 type watcher struct {
-	refusals *refusals
+	refusals *sandbox.Refusals
 	listener *egress.Listener // nil: the network is not proxied
 	dotenv   *dotenvCache
 	opened   map[string]int // the opens of the .env files when it started
@@ -25,8 +24,7 @@ type watcher struct {
 // environment, so a request's env cannot take them away.
 func (e *Engine) watch(id string, ps *platform.Spec, command string, plan sandbox.Plan, home string,
 	proxy *egress.Proxy, ask egress.Asker) (session.Watcher, error) {
-	w := &watcher{refusals: newRefusals(plan, home), dotenv: &e.dotenv, opened: e.dotenv.openSnapshot()}
-	w.refusals.caps = measuredCaps()
+	w := &watcher{refusals: sandbox.NewRefusals(plan, home, sandbox.MeasuredCaps()), dotenv: &e.dotenv, opened: e.dotenv.openSnapshot()}
 	if proxy == nil {
 		return w, nil
 	}
@@ -43,7 +41,7 @@ func (e *Engine) watch(id string, ps *platform.Spec, command string, plan sandbo
 	return w, nil
 }
 
-func (w *watcher) Line(line string) { w.refusals.line(line) }
+func (w *watcher) Line(line string) { w.refusals.Line(line) }
 
 // Denied lists the hosts the proxy refused, then the paths read from
 // the output.
@@ -54,7 +52,7 @@ func (w *watcher) Denied() []sandbox.Denial {
 			out = append(out, sandbox.Denial{Kind: "network", Host: r.Host, Port: r.Port})
 		}
 	}
-	return append(out, w.refusals.list()...)
+	return append(out, w.refusals.List()...)
 }
 
 // Opened lists the project's .env files opened while the command ran:
@@ -93,50 +91,6 @@ func (n networkAsker) Ask(ctx context.Context, r egress.Request) (egress.Decisio
 		return egress.Always, nil
 	}
 	return egress.Deny, nil
-}
-
-// maxRefusals bounds the paths kept from one command's output.
-const maxRefusals = 16
-
-// refusals are the paths a confined command's error lines say it was
-// refused (see refusedPath), each once.
-type refusals struct {
-	plan sandbox.Plan
-	home string
-	caps capsHere
-
-	mu   sync.Mutex
-	seen []sandbox.Denial
-}
-
-func newRefusals(plan sandbox.Plan, home string) *refusals {
-	return &refusals{plan: plan, home: home}
-}
-
-func (r *refusals) line(line string) {
-	d, ok := refusedPath(line, r.plan, r.home)
-	if !ok {
-		d, ok = limitRefused(line, r.plan, r.caps)
-	}
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, s := range r.seen {
-		if s == d {
-			return
-		}
-	}
-	if len(r.seen) < maxRefusals {
-		r.seen = append(r.seen, d)
-	}
-}
-
-func (r *refusals) list() []sandbox.Denial {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]sandbox.Denial(nil), r.seen...)
 }
 
 // networkAsker is the Asker of a command's egress listener: the approver

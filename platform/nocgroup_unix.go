@@ -5,8 +5,6 @@ package platform
 import (
 	"os/exec"
 	"syscall"
-
-	"github.com/termhelper/termhelper/sandbox"
 )
 
 // treeCgroup stands for a command's cgroup: there are none here.
@@ -24,10 +22,10 @@ func (*treeCgroup) killAll()              {}
 func (*treeCgroup) release()              {}
 
 // No cgroup caps a tree here: the trampoline's rlimit alone.
-func limitProcs(*treeCgroup, *sandbox.Launch, int) {}
+func limitProcs(*treeCgroup, Launch, int) {}
 
 // No cgroup caps a tree here.
-func (*Process) limitDenials() []sandbox.Denial { return nil }
+func (*Process) limitDenials() []Denial { return nil }
 
 // The helper is no subreaper here: no tree to count orphans by.
 func addTree(int)      {}

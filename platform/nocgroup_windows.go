@@ -1,9 +1,7 @@
 package platform
 
-import "github.com/termhelper/termhelper/sandbox"
-
 // A job object caps nothing here: no process limit to report.
-func (*Process) limitDenials() []sandbox.Denial { return nil }
+func (*Process) limitDenials() []Denial { return nil }
 
 // Containment: a command's job object holds every process of its tree,
 // and ends with the helper.

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/termhelper/termhelper/sandbox"
 )
 
 // A confined command's tree gets a process cap (the config's
@@ -137,7 +135,7 @@ func v1PidsCgroup() (mount, own string, err error) {
 // limitProcs caps the tree cg holds at max processes (0: no cap): pids.max
 // in cg, or in a v1 cgroup the launch's trampoline joins. The spare, when
 // the tree is a spare's, counts as one of them.
-func limitProcs(cg *treeCgroup, launch *sandbox.Launch, max int) {
+func limitProcs(cg *treeCgroup, launch Launch, max int) {
 	if cg == nil || max <= 0 {
 		return
 	}
@@ -167,8 +165,14 @@ func limitProcs(cg *treeCgroup, launch *sandbox.Launch, max int) {
 	cg.mu.Lock()
 	cg.v1 = dir
 	cg.mu.Unlock()
-	launch.JoinCgroup(dir)
+	if j, ok := launch.(cgroupJoiner); ok {
+		j.JoinCgroup(dir)
+	}
 }
+
+// cgroupJoiner is a Launch whose process joins the cgroup at dir before it
+// confines itself (the sandbox trampoline).
+type cgroupJoiner interface{ JoinCgroup(dir string) }
 
 // limitReached reads the number of forks the cap refused, while the
 // cgroups are there.
@@ -203,7 +207,7 @@ func (cg *treeCgroup) releaseV1() {
 }
 
 // limitDenials says that the tree reached its process cap, if it did.
-func (p *Process) limitDenials() []sandbox.Denial {
+func (p *Process) limitDenials() []Denial {
 	cg := p.sys.cg
 	if cg == nil {
 		return nil
@@ -216,7 +220,7 @@ func (p *Process) limitDenials() []sandbox.Denial {
 	if cg.refused == 0 {
 		return nil
 	}
-	return []sandbox.Denial{sandbox.ProcessLimitDenial(cg.max)}
+	return []Denial{ProcessLimitDenial(cg.max)}
 }
 
 // removeV1 removes what a dead helper left in the v1 pids hierarchy

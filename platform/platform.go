@@ -8,8 +8,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-
-	"github.com/termhelper/termhelper/sandbox"
 )
 
 // ErrUnsupported is returned where an operating system cannot do a thing yet.
@@ -34,9 +32,9 @@ type Spec struct {
 	// leaves the session or process group.
 	Tag string
 
-	// Sandbox confines the command as the plan says; nil runs it
-	// unconfined. Windows refuses a plan: it has no sandbox yet.
-	Sandbox *sandbox.Plan
+	// Confine confines the command; nil runs it unconfined. Windows
+	// refuses a confinement that confines: it has no sandbox yet.
+	Confine Confiner
 }
 
 // Exit is how a process ended.
@@ -102,13 +100,17 @@ type Process struct {
 
 	initial initialInput
 	sys     sysProcess
-	guard   *sandbox.Guard // nil when unconfined
+	guard   Guard // nil when unconfined
 }
 
 // Denied lists what the sandbox refused the command so far (nil when it
 // runs unconfined), and the process cap, if the tree reached it.
-func (p *Process) Denied() []sandbox.Denial {
-	return append(p.guard.Denied(), p.limitDenials()...)
+func (p *Process) Denied() []Denial {
+	var d []Denial
+	if p.guard != nil {
+		d = p.guard.Denied()
+	}
+	return append(d, p.limitDenials()...)
 }
 
 // initialInput is Spec.Stdin and where it goes, for WriteInitial.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"github.com/termhelper/termhelper/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -48,14 +47,14 @@ func Start(spec Spec) (*Process, error) {
 }
 
 // started is a command just started: its process, its cgroup, its
-// sandbox guard, which lives as long as the process, what to call when it
+// confinement's guard, which lives as long as the process, what to call when it
 // ends (a confined command's: the next spare), and the spare that started
 // it, if one did.
 type started struct {
 	proc  *os.Process
 	spare *spare
 	cg    *treeCgroup
-	guard *sandbox.Guard
+	guard Guard
 	ended func()
 }
 
@@ -63,33 +62,33 @@ type started struct {
 // as spec says when it says: on the spare made for its plan where there
 // is one, else through a fresh trampoline.
 func startConfined(cmd *exec.Cmd, spec Spec) (started, error) {
-	if spec.Sandbox == nil {
+	if spec.Confine == nil {
 		cmd, cg, err := startContained(cmd, newTreeCgroup())
 		if err != nil {
 			return started{}, err
 		}
 		return started{proc: cmd.Process, cg: cg}, nil
 	}
-	st, ok, err := fromSpare(cmd, *spec.Sandbox, spec.Argv)
+	st, ok, err := fromSpare(cmd, spec.Confine, spec.Argv)
 	if err != nil {
 		return started{}, fmt.Errorf("start: %w", err)
 	}
 	if !ok {
-		launch, err := sandbox.Prepare(*spec.Sandbox, spec.Argv)
+		launch, err := spec.Confine.Prepare(spec.Argv)
 		if err != nil {
 			return started{}, fmt.Errorf("start: %w", err)
 		}
-		if st, err = startLaunch(cmd, launch, spec.Sandbox.MaxProcs); err != nil {
+		if st, err = startLaunch(cmd, launch, spec.Confine.MaxProcs()); err != nil {
 			return started{}, err
 		}
 	}
-	st.ended = scheduleSpare(*spec.Sandbox)
+	st.ended = scheduleSpare(spec.Confine)
 	return st, nil
 }
 
 // startLaunch starts cmd through the trampoline launch sets on it, its
 // tree capped at maxProcs processes where a cgroup can (0: no cap).
-func startLaunch(cmd *exec.Cmd, launch *sandbox.Launch, maxProcs int) (started, error) {
+func startLaunch(cmd *exec.Cmd, launch Launch, maxProcs int) (started, error) {
 	cg := newTreeCgroup()
 	limitProcs(cg, launch, maxProcs)
 	launch.Apply(cmd)
@@ -333,13 +332,15 @@ func (p *Process) StopReading() {
 	}
 }
 
-// Close releases the terminal and pipes, and the sandbox's guard. Call it
+// Close releases the terminal and pipes, and the confinement's guard. Call it
 // after the readers are done. It also ends a pending write of the initial
 // input that a descendant holding the input open never read.
 func (p *Process) Close() {
 	p.sys.spare.retire()
 	p.sys.cg.release() // once the tree is gone; else Kill or Alive will
-	p.guard.Close()
+	if p.guard != nil {
+		p.guard.Close()
+	}
 	if p.sys.stdin != nil {
 		p.sys.stdin.Close()
 	}

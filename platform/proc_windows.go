@@ -14,7 +14,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/termhelper/termhelper/sandbox"
 	"golang.org/x/sys/windows"
 )
 
@@ -58,8 +57,8 @@ func Start(spec Spec) (*Process, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("start: empty argv")
 	}
-	if spec.Sandbox != nil && spec.Sandbox.Mode != sandbox.Off {
-		return nil, fmt.Errorf("start: %w: termhelper has no sandbox on Windows", sandbox.ErrUnavailable)
+	if err := refuseConfined(spec.Confine, spec.Argv); err != nil {
+		return nil, err
 	}
 	// A full path: CreateProcess would otherwise search the helper's
 	// current directory, where a project could plant its own cmd.exe.
@@ -491,4 +490,19 @@ func StartTime(pid int) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(created.HighDateTime)<<32 | uint64(created.LowDateTime), true
+}
+
+// refuseConfined refuses a confinement that confines: there is no sandbox
+// on Windows, and its Prepare says so. One that confines nothing (mode
+// off) starts the command as it is.
+func refuseConfined(c Confiner, argv []string) error {
+	if c == nil {
+		return nil
+	}
+	l, err := c.Prepare(argv)
+	if err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	l.Abort()
+	return nil
 }

@@ -6,17 +6,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/termhelper/termhelper/sandbox"
 	"golang.org/x/sys/unix"
 )
 
-// Spares: the helper keeps one sandbox trampoline started ahead, confined
-// by the plan of the last confined command, for the next command with
-// the same plan (sandbox.PrepareSpare says why). It is made just after the
+// Spares: the helper keeps one confined process started ahead, confined
+// as the last confined command was, for the next command confined alike
+// (a SpareConfiner's, whose start is costly). It is made just after the
 // command before has ended, or spareDelay after that command started,
 // whichever comes first, so that making it does not slow that command
-// down. A spare whose plan or footprint no longer holds is ended, never
-// used: the command starts through a fresh trampoline.
+// down. A spare that no longer confines alike or no longer holds is
+// ended, never used: the command starts afresh.
 
 // spareDelay is how long a running command has the machine to itself
 // before the next spare is made.
@@ -27,11 +26,10 @@ const spareDelay = 200 * time.Millisecond
 const spareAfterEnd = 5 * time.Millisecond
 
 type spare struct {
-	plan      sandbox.Plan
-	footprint sandbox.Footprint
-	launch    *sandbox.Launch
-	st        started
-	once      sync.Once // retire's
+	confiner SpareConfiner
+	launch   SpareLaunch
+	st       started
+	once     sync.Once // retire's
 }
 
 var spares struct {
@@ -42,20 +40,19 @@ var spares struct {
 }
 
 // fromSpare starts cmd (its files, folder and environment; argv as the
-// command) on the spare, when there is one for plan that still holds: its
-// footprint is checked while the spare, handed the command, wakes. An
-// error is a command that may have started and was ended: it is not
-// started again.
-func fromSpare(cmd *exec.Cmd, plan sandbox.Plan, argv []string) (started, bool, error) {
+// command) on the spare, when there is one for c that still holds, which
+// is checked while the spare, handed the command, wakes. An error is a
+// command that may have started and was ended: it is not started again.
+func fromSpare(cmd *exec.Cmd, c Confiner, argv []string) (started, bool, error) {
 	h, ok := handoffOf(cmd, argv)
 	if !ok {
 		return started{}, false, nil
 	}
-	sp := takeSpare(plan)
+	sp := takeSpare(c)
 	if sp == nil {
 		return started{}, false, nil
 	}
-	if sp.launch.Hand(h) != nil || !sp.footprint.Holds() {
+	if sp.launch.Hand(h) != nil || !sp.launch.Holds() {
 		go sp.end()
 		return started{}, false, nil
 	}
@@ -77,8 +74,8 @@ func fromSpare(cmd *exec.Cmd, plan sandbox.Plan, argv []string) (started, bool, 
 
 // handoffOf is what the spare needs of cmd; a folder that is not there
 // is left to a fresh start, which fails as it always has.
-func handoffOf(cmd *exec.Cmd, argv []string) (sandbox.Handoff, bool) {
-	h := sandbox.Handoff{Argv: argv, Env: cmd.Env, Dir: cmd.Dir, Ctty: cmd.SysProcAttr.Setctty}
+func handoffOf(cmd *exec.Cmd, argv []string) (Handoff, bool) {
+	h := Handoff{Argv: argv, Env: cmd.Env, Dir: cmd.Dir, Ctty: cmd.SysProcAttr.Setctty}
 	for i, s := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
 		f, ok := s.(*os.File)
 		if !ok {
@@ -92,9 +89,9 @@ func handoffOf(cmd *exec.Cmd, argv []string) (sandbox.Handoff, bool) {
 	return h, true
 }
 
-// takeSpare takes the spare if it was made for plan; one that was not is
+// takeSpare takes the spare if it was made for c; one that was not is
 // ended.
-func takeSpare(plan sandbox.Plan) *spare {
+func takeSpare(c Confiner) *spare {
 	spares.Lock()
 	sp := spares.ready
 	spares.ready = nil
@@ -102,28 +99,33 @@ func takeSpare(plan sandbox.Plan) *spare {
 	if sp == nil {
 		return nil
 	}
-	if !sp.plan.Same(plan) {
+	if !sp.confiner.Same(c) {
 		go sp.end()
 		return nil
 	}
 	return sp
 }
 
-// scheduleSpare returns what to call when a command confined by plan
-// ends. If it has not ended spareDelay after its start, a spare is made
-// then, unless one for another plan is ready: a later command's.
-func scheduleSpare(plan sandbox.Plan) func() {
+// scheduleSpare returns what to call when a command confined by c ends
+// (nil when c makes no spares). If it has not ended spareDelay after its
+// start, a spare is made then, unless one for another confinement is
+// ready: a later command's.
+func scheduleSpare(c Confiner) func() {
+	sc, ok := c.(SpareConfiner)
+	if !ok {
+		return nil
+	}
 	var once sync.Once
-	refill := func(replace bool) { once.Do(func() { go refillSpare(plan, replace) }) }
+	refill := func(replace bool) { once.Do(func() { go refillSpare(sc, replace) }) }
 	time.AfterFunc(spareDelay, func() { refill(false) })
 	return func() { time.AfterFunc(spareAfterEnd, func() { refill(true) }) }
 }
 
-// refillSpare makes a spare for plan, unless one is being made or one is
-// ready for plan, or, unless replace, for any plan.
-func refillSpare(plan sandbox.Plan, replace bool) {
+// refillSpare makes a spare for c, unless one is being made or one is
+// ready for c, or, unless replace, for any confinement.
+func refillSpare(c SpareConfiner, replace bool) {
 	spares.Lock()
-	if spares.closed || spares.making || (spares.ready != nil && (!replace || spares.ready.plan.Same(plan))) {
+	if spares.closed || spares.making || (spares.ready != nil && (!replace || spares.ready.confiner.Same(c))) {
 		spares.Unlock()
 		return
 	}
@@ -133,7 +135,7 @@ func refillSpare(plan sandbox.Plan, replace bool) {
 	if old != nil {
 		old.end()
 	}
-	sp := startSpare(plan)
+	sp := startSpare(c)
 	spares.Lock()
 	spares.making = false
 	if sp != nil && !spares.closed {
@@ -145,21 +147,20 @@ func refillSpare(plan sandbox.Plan, replace bool) {
 	}
 }
 
-// startSpare starts a spare for plan; nil where there can be none.
-func startSpare(plan sandbox.Plan) *spare {
-	launch, err := sandbox.PrepareSpare(plan)
+// startSpare starts a spare for c; nil where there can be none.
+func startSpare(c SpareConfiner) *spare {
+	launch, err := c.PrepareSpare()
 	if err != nil {
 		return nil
 	}
-	footprint := sandbox.FootprintOf(plan) // before the spare reads the places
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Env, cmd.Dir = []string{"GOMAXPROCS=1"}, "/"
 	cmd.SysProcAttr = sysProcAttr(false)
-	st, err := startLaunch(cmd, launch, plan.MaxProcs)
+	st, err := startLaunch(cmd, launch, c.MaxProcs())
 	if err != nil {
 		return nil
 	}
-	return &spare{plan: plan, footprint: footprint, launch: launch, st: st}
+	return &spare{confiner: c, launch: launch, st: st}
 }
 
 // end ends an unused spare and releases what it holds.
@@ -167,7 +168,9 @@ func (sp *spare) end() {
 	sp.launch.Abort()
 	sp.kill()
 	sp.st.cg.release()
-	sp.st.guard.Close()
+	if sp.st.guard != nil {
+		sp.st.guard.Close()
+	}
 }
 
 // retire ends the spare that started a command, once the command has

@@ -2,15 +2,11 @@
 
 package platform
 
-import (
-	"os/exec"
-
-	"github.com/termhelper/termhelper/sandbox"
-)
+import "os/exec"
 
 // No spares here: the sandbox is Linux's trampoline or Seatbelt's
 // sandbox-exec, which has no costly start of its own to take ahead.
-func fromSpare(*exec.Cmd, sandbox.Plan, []string) (started, bool, error) {
+func fromSpare(*exec.Cmd, Confiner, []string) (started, bool, error) {
 	return started{}, false, nil
 }
 
@@ -18,7 +14,7 @@ type spare struct{}
 
 func (*spare) retire() {}
 
-func scheduleSpare(sandbox.Plan) func() { return nil }
+func scheduleSpare(Confiner) func() { return nil }
 
 // DropSpare has nothing to end here.
 func DropSpare() {}

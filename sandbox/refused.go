@@ -1,12 +1,11 @@
-package engine
+package sandbox
 
 import (
 	"path"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/termhelper/termhelper/sandbox"
+	"sync"
 )
 
 // Landlock refuses a file operation with EACCES (EPERM for some), and a
@@ -35,8 +34,8 @@ var shellPrefix = regexp.MustCompile(`^\S+: [0-9]+: `)
 var writeWords = []string{"create", "touch", "write", "remove", "move", "mkdir", "directory", "link", "rename",
 	"overwrite", "read-only file system"}
 
-// refusedPath is the refusal a line of output reports, if it is one.
-func refusedPath(line string, plan sandbox.Plan, home string) (sandbox.Denial, bool) {
+// RefusedPath is the refusal a line of output reports, if it is one.
+func RefusedPath(line string, plan Plan, home string) (Denial, bool) {
 	low := strings.ToLower(line)
 	mark := -1
 	for _, m := range refusalMarks {
@@ -46,25 +45,25 @@ func refusedPath(line string, plan sandbox.Plan, home string) (sandbox.Denial, b
 		}
 	}
 	if mark < 0 {
-		return sandbox.Denial{}, false
+		return Denial{}, false
 	}
 	if p := shellPrefix.FindStringIndex(line); p != nil {
 		line, mark = line[p[1]:], mark-p[1]
 	}
 	paths := pathsIn(line, mark, home)
 	if len(paths) == 0 {
-		return sandbox.Denial{}, false
+		return Denial{}, false
 	}
 	kind := refusalKind(paths[0], low, plan)
 	if kind == "" {
-		return sandbox.Denial{}, false
+		return Denial{}, false
 	}
-	return sandbox.Denial{Kind: kind, Path: paths[0]}, true
+	return Denial{Kind: kind, Path: paths[0]}, true
 }
 
 // refusalKind says what the sandbox refused at path, or "" when it would
 // not have refused anything there.
-func refusalKind(path, low string, plan sandbox.Plan) string {
+func refusalKind(path, low string, plan Plan) string {
 	switch {
 	case under(path, "/dev") || under(path, "/sys"):
 		return ""
@@ -81,8 +80,8 @@ func refusalKind(path, low string, plan sandbox.Plan) string {
 	return ""
 }
 
-func writable(path string, plan sandbox.Plan) bool {
-	if plan.Mode == sandbox.WorkspaceWrite && under(path, plan.Root) {
+func writable(path string, plan Plan) bool {
+	if plan.Mode == WorkspaceWrite && under(path, plan.Root) {
 		return true
 	}
 	return (plan.TempDir != "" && under(path, plan.TempDir)) || inAny(path, plan.Writable)
@@ -171,4 +170,52 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// maxRefusals bounds the paths kept from one command's output.
+const maxRefusals = 16
+
+// Refusals are the paths a confined command's error lines say it was
+// refused (see RefusedPath), each once.
+type Refusals struct {
+	plan Plan
+	home string
+	caps Caps
+
+	mu   sync.Mutex
+	seen []Denial
+}
+
+// NewRefusals reads the output of a command confined by plan, with
+// home its home folder, on a machine whose caps are caps.
+func NewRefusals(plan Plan, home string, caps Caps) *Refusals {
+	return &Refusals{plan: plan, home: home, caps: caps}
+}
+
+// Line reads one line of the command's output.
+func (r *Refusals) Line(line string) {
+	d, ok := RefusedPath(line, r.plan, r.home)
+	if !ok {
+		d, ok = limitRefused(line, r.plan, r.caps)
+	}
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.seen {
+		if s == d {
+			return
+		}
+	}
+	if len(r.seen) < maxRefusals {
+		r.seen = append(r.seen, d)
+	}
+}
+
+// List lists what the lines read so far say was refused.
+func (r *Refusals) List() []Denial {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Denial(nil), r.seen...)
 }

@@ -1,0 +1,31 @@
+package sandbox
+
+import "github.com/termhelper/termhelper/platform"
+
+// On Linux a plan's confiner makes spares: a trampoline started ahead.
+func newConfiner(p Plan) platform.Confiner { return spareConfiner{confiner{p}} }
+
+type spareConfiner struct{ confiner }
+
+// PrepareSpare prepares a spare and reads the plan's footprint, before
+// the spare reads the places.
+func (c spareConfiner) PrepareSpare() (platform.SpareLaunch, error) {
+	l, err := PrepareSpare(c.plan)
+	if err != nil {
+		return nil, err
+	}
+	return spareLaunch{launch{l}, FootprintOf(c.plan)}, nil
+}
+
+func (c spareConfiner) Same(o platform.Confiner) bool {
+	oc, ok := o.(spareConfiner)
+	return ok && c.plan.Same(oc.plan)
+}
+
+// spareLaunch is a spare's launch and the footprint it was made with.
+type spareLaunch struct {
+	launch
+	footprint Footprint
+}
+
+func (l spareLaunch) Holds() bool { return l.footprint.Holds() }

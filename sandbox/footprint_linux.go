@@ -1,0 +1,175 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A Footprint is what confining by a plan depends on besides the plan
+// itself: what lies at each of its paths. A spare confines a command as a
+// fresh trampoline would only while the footprint it was started with
+// holds: a secret place made since, a protected file replaced, a cache
+// that appeared, the root moved.
+type Footprint struct {
+	there []pathAt   // each path there (device, inode and type) or missing for another reason
+	gone  []goneFrom // the paths missing, by the nearest folder above them that is there
+}
+
+// pathAt is what lay at a path.
+type pathAt struct{ path, state string }
+
+// goneFrom are missing paths and the nearest folder above them that is
+// there, with its change time: while no entry of that folder was made,
+// removed or renamed, they are still missing, without a look at each
+// (most of a plan's secret places are missing, under a few folders).
+type goneFrom struct {
+	dir   pathAt
+	paths []string
+}
+
+// FootprintOf reads p's footprint: its root, temporary folder and lists,
+// and the parent of each folder protect makes if its parent is there.
+func FootprintOf(p Plan) Footprint {
+	fl := filing{groups: map[string]int{}, nearest: map[string]string{}, missing: map[string]bool{}}
+	for _, list := range [][]string{{p.Root, p.TempDir}, p.Writable, p.Protect, p.Hide} {
+		for _, path := range list {
+			fl.add(path)
+			if strings.HasSuffix(path, "/") {
+				fl.add(filepath.Dir(filepath.Clean(path)))
+			}
+		}
+	}
+	return fl.f
+}
+
+// filing is a footprint being read, with what it learnt on the way.
+type filing struct {
+	f       Footprint
+	groups  map[string]int    // a folder → its index in f.gone
+	nearest map[string]string // a missing path's parent → nearestThere
+	missing map[string]bool   // a step below a group's folder, seen missing after the folder was read
+}
+
+func (fl *filing) add(path string) {
+	state, missing := footprintState(path, false)
+	if missing && fl.addGone(filepath.Clean(path)) {
+		return
+	}
+	fl.f.there = append(fl.f.there, pathAt{path, state})
+}
+
+// addGone files a missing path under the nearest folder above it that
+// is there, once the first step below that folder is seen missing after
+// the folder was read: anything made there since has changed the folder.
+func (fl *filing) addGone(path string) bool {
+	parent := filepath.Dir(path)
+	dir, ok := fl.nearest[parent]
+	if !ok {
+		dir = nearestThere(path)
+		fl.nearest[parent] = dir
+	}
+	if dir == "" {
+		return false
+	}
+	i, ok := fl.groups[dir]
+	if !ok {
+		i = fl.group(dir)
+	} else if parent == dir && i >= 0 {
+		fl.missing[path] = true // seen missing just now, the folder read before
+	}
+	rel, err := filepath.Rel(dir, path)
+	first, _, _ := strings.Cut(rel, "/")
+	step := filepath.Join(dir, first)
+	if i < 0 || err != nil {
+		return false
+	}
+	if !fl.missing[step] {
+		// Not there, not even as a link: a link whose target is missing
+		// would let the path appear without a change to the folder.
+		if err := unix.Lstat(step, new(unix.Stat_t)); err != unix.ENOENT {
+			return false
+		}
+		fl.missing[step] = true
+	}
+	fl.f.gone[i].paths = append(fl.f.gone[i].paths, path)
+	return true
+}
+
+// group starts filing missing paths under dir, and returns its index in
+// f.gone; -1 where dir cannot hold them: gone meanwhile, or changed within
+// racyWindow, when its next change could keep its change time (a file
+// system's clock moves in ticks, or seconds).
+func (fl *filing) group(dir string) int {
+	fl.groups[dir] = -1
+	var st unix.Stat_t
+	if unix.Stat(dir, &st) != nil || time.Since(time.Unix(st.Ctim.Unix())) < racyWindow {
+		return -1
+	}
+	i := len(fl.f.gone)
+	fl.groups[dir] = i
+	fl.f.gone = append(fl.f.gone, goneFrom{dir: pathAt{dir, stateOf(&st, true)}})
+	return i
+}
+
+// Holds tells whether every path lies as it did.
+func (f Footprint) Holds() bool {
+	for _, at := range f.there {
+		if state, _ := footprintState(at.path, false); state != at.state {
+			return false
+		}
+	}
+	for _, g := range f.gone {
+		if state, _ := footprintState(g.dir.path, true); state == g.dir.state {
+			continue
+		}
+		for _, path := range g.paths {
+			if _, missing := footprintState(path, false); !missing {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// footprintState is what lies at path: its device, inode and type, with
+// its change time too for a folder's entries; or the error. missing: no
+// such file.
+func footprintState(path string, entries bool) (state string, missing bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		errno, _ := err.(unix.Errno)
+		return "!" + strconv.Itoa(int(errno)), errno == unix.ENOENT
+	}
+	return stateOf(&st, entries), false
+}
+
+// stateOf is footprintState's, from a stat.
+func stateOf(st *unix.Stat_t, entries bool) string {
+	b := strconv.AppendUint(nil, st.Dev, 16)
+	b = strconv.AppendUint(append(b, ':'), st.Ino, 16)
+	b = strconv.AppendUint(append(b, ':'), uint64(st.Mode&unix.S_IFMT), 8)
+	if entries {
+		b = strconv.AppendInt(append(b, ':'), st.Ctim.Nano(), 10)
+	}
+	return string(b)
+}
+
+// nearestThere is the nearest folder above a missing path that is there,
+// or "" where one above is missing for another reason (not a folder, not
+// to be looked into).
+func nearestThere(path string) string {
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		var st unix.Stat_t
+		err := unix.Stat(dir, &st)
+		switch {
+		case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
+			return dir
+		case err != unix.ENOENT || dir == filepath.Dir(dir):
+			return ""
+		}
+	}
+}
