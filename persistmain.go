@@ -171,8 +171,9 @@ func frontEnd(eng *engine.Engine, cfg config.Config, log *slog.Logger) func(cont
 	return func(ctx context.Context, c io.ReadWriteCloser, h persist.Hello) {
 		if h.MCP {
 			err := mcp.Serve(ctx, c, mcp.Options{Version: version.Number(), Log: log, Root: eng.Root(), Shared: true,
-				Yield: time.Duration(cfg.MCPYieldMs) * time.Millisecond,
-				Open:  func(string) (*engine.Engine, func(), error) { return eng, nil, nil }})
+				Yield:     time.Duration(cfg.MCPYieldMs) * time.Millisecond,
+				Heartbeat: time.Duration(cfg.HeartbeatMs) * time.Millisecond,
+				Open:      func(string) (*engine.Engine, func(), error) { return eng, nil, nil }})
 			log.Info("connection ended", "err", err)
 			return
 		}

@@ -437,3 +437,20 @@ func TestPersistApprovalGoesToTheRequester(t *testing.T) {
 		t.Fatalf("asked the untrusted host %d times and the trusted one %d times; want 1 and 0", a, b)
 	}
 }
+
+// An MCP client of a background helper that goes silent past the config's
+// heartbeat_ms is gone, as without --persist: its sessions are kept for
+// the grace, then end, not for as long as its relay lingers.
+func TestPersistMCPHeartbeat(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	m := marker()
+	o := mcpOpts{root: p.root, args: []string{"--persist", "1s"}, config: "heartbeat_ms = 200\n",
+		env: []string{persist.FolderEnv + "=" + p.dir}}
+	h := startMCP(t, o)
+	h.call(map[string]any{"command": counter(m), "background": true, "yield_ms": 0})
+	// The client stays connected and says nothing more.
+	noneLeft(t, m)
+	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
+}
+
