@@ -85,6 +85,11 @@ func persistRoot(f flags) (string, config.Config, error) {
 func helloOf(f flags, cfg config.Config) persist.Hello {
 	s := persist.Settings(cfg)
 	s["persist"] = f.persist.String()
+	if cfg.Sandbox.Mode == config.SandboxWorkspaceWrite {
+		// The environment may narrow or lift that mode (engine.ModeEnv):
+		// the background helper keeps the one of the relay that started it.
+		s[engine.ModeEnv] = os.Getenv(engine.ModeEnv)
+	}
 	return persist.Hello{Version: version.String(), Root: f.root, Settings: s, MCP: f.mcp, Framing: f.framing}
 }
 

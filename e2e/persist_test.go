@@ -454,3 +454,16 @@ func TestPersistMCPHeartbeat(t *testing.T) {
 	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
 }
 
+// The sandbox mode the environment asks for (TERMHELPER_SANDBOX) is a
+// setting like the config's: a relay that asks for another one than the
+// background helper runs with is refused, not served unconfined.
+func TestPersistSandboxEnvMustAgree(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env(), sandboxOff).run("initialize", map[string]any{})
+	c := start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env())
+	raw, rerr := c.call("initialize", map[string]any{})
+	if rerr == nil || rerr.Code != -32008 || !strings.Contains(string(rerr.Data), `"setting":"TERMHELPER_SANDBOX"`) {
+		t.Fatalf("a relay that did not ask for sandbox off was served by a helper that has it: %s %+v", raw, rerr)
+	}
+}
