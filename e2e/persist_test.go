@@ -467,3 +467,26 @@ func TestPersistSandboxEnvMustAgree(t *testing.T) {
 		t.Fatalf("a relay that did not ask for sandbox off was served by a helper that has it: %s %+v", raw, rerr)
 	}
 }
+
+// A confined command is not served by the background helper that runs
+// it, where its sandbox lets it reach the socket (a rendezvous outside
+// the runtime folder: no XDG_RUNTIME_DIR in a container or an ssh login
+// without a session manager): a host of its own there would be served
+// outside its sandbox, and could type into, read and end every session
+// of the root.
+func TestPersistSocketRefusedToConfinedCommands(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	c := start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env())
+	init, rerr := c.call("initialize", map[string]any{})
+	if rerr != nil || !strings.Contains(string(init), `"mode":"workspace-write"`) {
+		t.Skipf("no sandbox here: %s %v", init, rerr)
+	}
+	self, err := os.Executable()
+	must(t, err)
+	sock := persist.PlaceOf(p.dir, p.root).Socket
+	raw, rerr := c.call("exec/run", map[string]any{"command": persistConnectEnv + "=" + sock + " " + self})
+	if rerr != nil || !strings.Contains(string(raw), "dial:") && !strings.Contains(string(raw), "own sessions refused") {
+		t.Fatalf("a confined command reached the background helper: %s %v", raw, rerr)
+	}
+}

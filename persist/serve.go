@@ -125,6 +125,13 @@ func (s *server) admit(c *net.UnixConn, r *bufio.Reader) (Hello, error) {
 	if uid != os.Getuid() {
 		return Hello{}, fmt.Errorf("a connection from uid %d refused: this helper serves uid %d only", uid, os.Getuid())
 	}
+	own, err := fromOwnTree(c)
+	if err != nil {
+		return Hello{}, fmt.Errorf("the peer's process cannot be read: %w", err)
+	}
+	if own {
+		return Hello{}, errors.New("a connection from a command of this helper's own sessions refused: a command is never a host of the helper that runs it")
+	}
 	var h Hello
 	c.SetReadDeadline(time.Now().Add(helloWait))
 	if err := readLine(r, &h); err != nil {
