@@ -13,15 +13,22 @@ import (
 // peerUID is the user of the process at the other end of c, as the
 // kernel recorded it when that process connected.
 func peerUID(c *net.UnixConn) (int, error) {
-	var uid int
+	cred, err := peerCred(c)
+	if err != nil {
+		return 0, err
+	}
+	return int(cred.Uid), nil
+}
+
+// peerCred is what SO_PEERCRED recorded of the process that connected.
+func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
+	var cred *unix.Ucred
 	err := control(c, func(fd int) error {
-		cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if err == nil {
-			uid = int(cred.Uid)
-		}
+		var err error
+		cred, err = unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 		return err
 	})
-	return uid, err
+	return cred, err
 }
 
 // fromOwnTree reports whether the process at the other end of c is one
@@ -31,17 +38,11 @@ func peerUID(c *net.UnixConn) (int, error) {
 // sandbox connected for it. The helper is the subreaper of its trees,
 // so a command that let go of its parent is still found under it.
 func fromOwnTree(c *net.UnixConn) (bool, error) {
-	var pid int
-	err := control(c, func(fd int) error {
-		cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if err == nil {
-			pid = int(cred.Pid)
-		}
-		return err
-	})
-	if err != nil || pid <= 0 {
+	cred, err := peerCred(c)
+	if err != nil || cred.Pid <= 0 {
 		return false, err
 	}
+	pid := int(cred.Pid)
 	// The helper itself is the peer where its sandbox made the connection
 	// on a confined command's behalf.
 	me := os.Getpid()
