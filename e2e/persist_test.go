@@ -490,3 +490,30 @@ func TestPersistSocketRefusedToConfinedCommands(t *testing.T) {
 		t.Fatalf("a confined command reached the background helper: %s %v", raw, rerr)
 	}
 }
+
+// Refused connections do not keep an idle background helper: a client
+// whose hello is refused, again and again, does not restart the grace.
+func TestPersistRefusedConnectionsKeepNoHelper(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	kill9(t, p.connect("2s"))
+	sock := persist.PlaceOf(p.dir, p.root).Socket
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			if c, err := net.DialTimeout("unix", sock, watchdog); err == nil {
+				c.SetDeadline(time.Now().Add(watchdog))
+				fmt.Fprintln(c, `{"version":"?","root":"?","settings":{}}`)
+				bufio.NewReader(c).ReadString('\n')
+				c.Close()
+			}
+		}
+	}()
+	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
+}
