@@ -85,6 +85,11 @@ func persistRoot(f flags) (string, config.Config, error) {
 func helloOf(f flags, cfg config.Config) persist.Hello {
 	s := persist.Settings(cfg)
 	s["persist"] = f.persist.String()
+	if cfg.Sandbox.Mode == config.SandboxWorkspaceWrite {
+		// The environment may narrow or lift that mode (engine.ModeEnv):
+		// the background helper keeps the one of the relay that started it.
+		s[engine.ModeEnv] = os.Getenv(engine.ModeEnv)
+	}
 	return persist.Hello{Version: version.String(), Root: f.root, Settings: s, MCP: f.mcp, Framing: f.framing}
 }
 
@@ -171,8 +176,9 @@ func frontEnd(eng *engine.Engine, cfg config.Config, log *slog.Logger) func(cont
 	return func(ctx context.Context, c io.ReadWriteCloser, h persist.Hello) {
 		if h.MCP {
 			err := mcp.Serve(ctx, c, mcp.Options{Version: version.Number(), Log: log, Root: eng.Root(), Shared: true,
-				Yield: time.Duration(cfg.MCPYieldMs) * time.Millisecond,
-				Open:  func(string) (*engine.Engine, func(), error) { return eng, nil, nil }})
+				Yield:     time.Duration(cfg.MCPYieldMs) * time.Millisecond,
+				Heartbeat: time.Duration(cfg.HeartbeatMs) * time.Millisecond,
+				Open:      func(string) (*engine.Engine, func(), error) { return eng, nil, nil }})
 			log.Info("connection ended", "err", err)
 			return
 		}

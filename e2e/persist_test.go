@@ -469,3 +469,83 @@ func TestPersistHeartbeatKeepsTheSessions(t *testing.T) {
 	c2.run("session/kill", map[string]any{"sessionId": r.SessionID})
 	noneLeft(t, m)
 }
+
+// An MCP client of a background helper that goes silent past the config's
+// heartbeat_ms is gone, as without --persist: its sessions are kept for
+// the grace, then end, not for as long as its relay lingers.
+func TestPersistMCPHeartbeat(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	m := marker()
+	o := mcpOpts{root: p.root, args: []string{"--persist", "1s"}, config: "heartbeat_ms = 200\n",
+		env: []string{persist.FolderEnv + "=" + p.dir}}
+	h := startMCP(t, o)
+	h.call(map[string]any{"command": counter(m), "background": true, "yield_ms": 0})
+	// The client stays connected and says nothing more.
+	noneLeft(t, m)
+	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
+}
+
+// The sandbox mode the environment asks for (TERMHELPER_SANDBOX) is a
+// setting like the config's: a relay that asks for another one than the
+// background helper runs with is refused, not served unconfined.
+func TestPersistSandboxEnvMustAgree(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env(), sandboxOff).run("initialize", map[string]any{})
+	c := start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env())
+	raw, rerr := c.call("initialize", map[string]any{})
+	if rerr == nil || rerr.Code != -32008 || !strings.Contains(string(rerr.Data), `"setting":"TERMHELPER_SANDBOX"`) {
+		t.Fatalf("a relay that did not ask for sandbox off was served by a helper that has it: %s %+v", raw, rerr)
+	}
+}
+
+// A confined command is not served by the background helper that runs
+// it, where its sandbox lets it reach the socket (a rendezvous outside
+// the runtime folder: no XDG_RUNTIME_DIR in a container or an ssh login
+// without a session manager): a host of its own there would be served
+// outside its sandbox, and could type into, read and end every session
+// of the root.
+func TestPersistSocketRefusedToConfinedCommands(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	c := start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env())
+	init, rerr := c.call("initialize", map[string]any{})
+	if rerr != nil || !strings.Contains(string(init), `"mode":"workspace-write"`) {
+		t.Skipf("no sandbox here: %s %v", init, rerr)
+	}
+	self, err := os.Executable()
+	must(t, err)
+	sock := persist.PlaceOf(p.dir, p.root).Socket
+	raw, rerr := c.call("exec/run", map[string]any{"command": persistConnectEnv + "=" + sock + " " + self})
+	if rerr != nil || !strings.Contains(string(raw), "dial:") && !strings.Contains(string(raw), "own sessions refused") {
+		t.Fatalf("a confined command reached the background helper: %s %v", raw, rerr)
+	}
+}
+
+// Refused connections do not keep an idle background helper: a client
+// whose hello is refused, again and again, does not restart the grace.
+func TestPersistRefusedConnectionsKeepNoHelper(t *testing.T) {
+	t.Parallel()
+	p := newPersistent(t)
+	kill9(t, p.connect("2s"))
+	sock := persist.PlaceOf(p.dir, p.root).Socket
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			if c, err := net.DialTimeout("unix", sock, watchdog); err == nil {
+				c.SetDeadline(time.Now().Add(watchdog))
+				fmt.Fprintln(c, `{"version":"?","root":"?","settings":{}}`)
+				bufio.NewReader(c).ReadString('\n')
+				c.Close()
+			}
+		}
+	}()
+	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
+}

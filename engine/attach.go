@@ -18,7 +18,7 @@ type Attachment struct {
 
 	mu   sync.Mutex
 	host Host
-	sink Sink
+	out  *outbox
 	// restored: the sessions the engine held when this front end
 	// attached after another one (see Restored).
 	restored map[string]bool
@@ -27,7 +27,7 @@ type Attachment struct {
 // Attach adds a front end with sink s. Until its SetHost, its host is
 // trusted and approves what it sends, as an engine's own is.
 func (e *Engine) Attach(s Sink) *Attachment {
-	a := &Attachment{e: e, host: Host{Trusted: true}, sink: s, restored: map[string]bool{}}
+	a := &Attachment{e: e, host: Host{Trusted: true}, out: newOutbox(s), restored: map[string]bool{}}
 	held := e.mgr.List()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -79,13 +79,14 @@ func (a *Attachment) Bind(ctx context.Context) context.Context {
 	return context.WithValue(ctx, hostKey{}, a)
 }
 
-// Detach removes the front end: its sink gets no more events. The
-// sessions stay.
+// Detach removes the front end: its sink gets no more events, those not
+// yet delivered included. The sessions stay.
 func (a *Attachment) Detach() {
 	e := a.e
 	e.mu.Lock()
 	e.attached = slices.DeleteFunc(e.attached, func(x *Attachment) bool { return x == a })
 	e.mu.Unlock()
+	a.out.close()
 	e.streamIfAsked()
 }
 
@@ -121,25 +122,26 @@ func (e *Engine) attachments() []*Attachment {
 	return slices.Clone(e.attached)
 }
 
-// fanout is the sink of an engine with attachments.
+// fanout is the sink of an engine with attachments: it queues each
+// event in every attachment's outbox, never waiting for a host.
 type fanout struct{ e *Engine }
 
 func (f fanout) Exited(id string, r session.Result) {
 	for _, a := range f.e.attachments() {
-		a.sink.Exited(id, r)
+		a.out.exited(id, r)
 	}
 }
 
 func (f fanout) Waiting(id string, p session.Prompt) {
 	for _, a := range f.e.attachments() {
-		a.sink.Waiting(id, p)
+		a.out.waiting(id, p)
 	}
 }
 
 func (f fanout) Output(id, stream, data string) {
 	for _, a := range f.e.attachments() {
 		if a.current().StreamOutput {
-			a.sink.Output(id, stream, data)
+			a.out.outputOf(id, stream, data)
 		}
 	}
 }

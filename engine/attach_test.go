@@ -90,3 +90,39 @@ func TestAttachmentsShareTheSessionsEvents(t *testing.T) {
 	default:
 	}
 }
+
+// stuck is the sink of a host that takes nothing: its connection's
+// writes block until the test ends.
+type stuck struct{ release chan struct{} }
+
+func (s stuck) Exited(string, session.Result)  { <-s.release }
+func (s stuck) Waiting(string, session.Prompt) { <-s.release }
+func (s stuck) Output(string, string, string)  { <-s.release }
+
+// A host that takes no events stalls neither the sessions nor the other
+// attached hosts: they get their output and the session's end.
+func TestAttachmentStuckHostStallsNoOther(t *testing.T) {
+	root, err := platform.RealRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Options{Root: root, Config: config.Default()})
+	release := make(chan struct{})
+	defer eng.Close()
+	defer close(release)
+	stalled := eng.Attach(stuck{release})
+	stalled.SetHost(engine.Host{Trusted: true, StreamOutput: true})
+	live := newRecorder()
+	eng.Attach(live).SetHost(engine.Host{Trusted: true, StreamOutput: true})
+	yield := int64(0)
+	for i := range 2 {
+		r, err := eng.Run(context.Background(), engine.RunParams{Command: "echo out; sleep 0.1; echo more", Background: true, YieldMs: &yield})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exitedWithin(t, live, r.ID)
+		if i == 0 && live.seen() == "" {
+			t.Error("the live host got no output")
+		}
+	}
+}

@@ -84,20 +84,16 @@ func (s *server) acceptLoop(ctx context.Context) {
 			}
 			return
 		}
-		s.mu.Lock()
-		s.conns++
-		s.timer.Stop()
 		s.wg.Add(1)
-		s.mu.Unlock()
 		go s.serveConn(ctx, c)
 	}
 }
 
 // serveConn checks a connection (its peer's user, its hello) and hands it
-// to a front end.
+// to a front end. Only an admitted connection holds the helper: a refused
+// one, however often it comes, neither stops nor restarts the grace.
 func (s *server) serveConn(ctx context.Context, c *net.UnixConn) {
 	defer s.wg.Done()
-	defer s.gone()
 	defer c.Close()
 	r := bufio.NewReader(c)
 	h, err := s.admit(c, r)
@@ -107,6 +103,10 @@ func (s *server) serveConn(ctx context.Context, c *net.UnixConn) {
 		writeLine(c, Welcome{Error: err.Error(), Setting: settingOf(err)})
 		return
 	}
+	if !s.hold() {
+		return // the grace ran out meanwhile: the relay meets a new helper
+	}
+	defer s.gone()
 	c.SetDeadline(time.Time{})
 	if err := writeLine(c, Welcome{}); err != nil {
 		return
@@ -125,6 +125,13 @@ func (s *server) admit(c *net.UnixConn, r *bufio.Reader) (Hello, error) {
 	if uid != os.Getuid() {
 		return Hello{}, fmt.Errorf("a connection from uid %d refused: this helper serves uid %d only", uid, os.Getuid())
 	}
+	own, err := fromOwnTree(c)
+	if err != nil {
+		return Hello{}, fmt.Errorf("the peer's process cannot be read: %w", err)
+	}
+	if own {
+		return Hello{}, errors.New("a connection from a command of this helper's own sessions refused: a command is never a host of the helper that runs it")
+	}
 	var h Hello
 	c.SetReadDeadline(time.Now().Add(helloWait))
 	if err := readLine(r, &h); err != nil {
@@ -142,6 +149,20 @@ func settingOf(err error) string {
 		return r.Setting
 	}
 	return ""
+}
+
+// hold counts an admitted connection in, unless the helper is ending.
+func (s *server) hold() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.idle:
+		return false
+	default:
+	}
+	s.conns++
+	s.timer.Stop()
+	return true
 }
 
 // gone counts a connection out; the last one arms the grace.
