@@ -84,6 +84,7 @@ type client struct {
 	stderr       *lockedWriter // the helper's log, read while it writes
 	exited       chan struct{}
 	waitErr      error
+	readDone     chan struct{} // closed when the helper's output has ended
 
 	mu      sync.Mutex
 	next    int
@@ -119,12 +120,19 @@ func startCmd(t *testing.T, framing string, cmd *exec.Cmd) *client {
 	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	must(t, err)
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of the test's own, not StdoutPipe: Wait closes that one as
+	// soon as the helper exits, and an answer the helper wrote just
+	// before (a refusal) would be lost unread.
+	stdout, w, err := os.Pipe()
 	must(t, err)
+	cmd.Stdout = w
 	c := &client{t: t, cmd: cmd, stdin: stdin, stdoutReader: stdout, lsp: framing == "lsp", stderr: &lockedWriter{w: &strings.Builder{}},
-		exited: make(chan struct{}), pending: map[string]chan message{}, notes: make(chan message, 10000)}
+		exited: make(chan struct{}), readDone: make(chan struct{}), pending: map[string]chan message{}, notes: make(chan message, 10000)}
 	cmd.Stderr = c.stderr
-	must(t, cmd.Start())
+	err = cmd.Start()
+	w.Close()
+	must(t, err)
+	t.Cleanup(func() { stdout.Close() })
 	go c.readLoop(bufio.NewReader(stdout))
 	go func() {
 		c.waitErr = cmd.Wait()
@@ -181,6 +189,7 @@ func (c *client) stop() {
 }
 
 func (c *client) readLoop(r *bufio.Reader) {
+	defer close(c.readDone)
 	for {
 		data, err := c.readFrame(r)
 		if err != nil {
@@ -296,11 +305,17 @@ func (c *client) await(ch chan message, what string) (json.RawMessage, *rpcError
 		return m.Result, m.Error
 	case <-c.exited:
 		// A helper that answers and then exits (a refusal) may be seen
-		// gone before its answer, read already, is handed over.
+		// gone before its answer is read: all it wrote is read first.
 		select {
 		case m := <-ch:
 			return m.Result, m.Error
-		case <-time.After(time.Second):
+		case <-c.readDone:
+			select {
+			case m := <-ch:
+				return m.Result, m.Error
+			default:
+			}
+		case <-time.After(watchdog):
 		}
 		c.t.Fatalf("%s: helper exited (%v); stderr:\n%s", what, c.waitErr, c.stderr)
 	case <-time.After(watchdog):
