@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -78,8 +79,13 @@ func (p *persistent) connectIn(framing, grace string) *client {
 	return c
 }
 
-// helpers are the background helpers of the root.
-func (p *persistent) helpers() []int { return pidsWith("__persist\x00--root\x00" + p.root + "\x00") }
+// helpers are the background helpers of the root: a child a helper has
+// just forked shows the helper's command line until it executes its own
+// program, and is not counted.
+func (p *persistent) helpers() []int {
+	pids := pidsWith("__persist\x00--root\x00" + p.root + "\x00")
+	return slices.DeleteFunc(slices.Clone(pids), func(pid int) bool { return slices.Contains(pids, parent(pid)) })
+}
 
 // endHelper stops the root's background helper, as a person would.
 func (p *persistent) endHelper() {
