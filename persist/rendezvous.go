@@ -7,35 +7,24 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
+
+	"github.com/termhelper/termhelper/places"
 )
 
 // FolderEnv names a folder to use as the rendezvous in place of the
 // default; it is checked as the default is.
-const FolderEnv = "TERMHELPER_PERSIST_DIR"
+const FolderEnv = places.RendezvousEnv
 
-// Folder is the rendezvous folder, made if missing, and checked: a folder
-// (not a link to one) owned by this user that nobody else may open.
+// Folder is the rendezvous folder (places.Rendezvous), made if missing,
+// and checked: a folder (not a link to one) owned by this user that
+// nobody else may open.
 func Folder() (string, error) {
-	dir := os.Getenv(FolderEnv)
-	if dir == "" {
-		dir = defaultFolder()
-	}
+	dir := places.Rendezvous(os.Getenv)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("the rendezvous folder %s: %w", dir, err)
 	}
 	return dir, CheckFolder(dir)
-}
-
-// defaultFolder is $XDG_RUNTIME_DIR/termhelper (the user's own, emptied at
-// logout and reboot), else termhelper-UID in the temporary folder, as
-// tmux does.
-func defaultFolder() string {
-	if run := os.Getenv("XDG_RUNTIME_DIR"); run != "" && filepath.IsAbs(run) {
-		return filepath.Join(run, "termhelper")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("termhelper-%d", os.Getuid()))
 }
 
 // CheckFolder refuses a rendezvous folder another user could open or

@@ -6,10 +6,12 @@
 package places
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -165,4 +167,23 @@ func UserCache(home string, getenv func(string) string) string {
 		return v
 	}
 	return join(home, ".cache")
+}
+
+// RendezvousEnv names a folder for termhelper --persist's background
+// helpers to listen in, in place of the default (see Rendezvous).
+const RendezvousEnv = "TERMHELPER_PERSIST_DIR"
+
+// Rendezvous is the folder where this user's background helpers listen:
+// $TERMHELPER_PERSIST_DIR, else $XDG_RUNTIME_DIR/termhelper (the user's
+// own, emptied at logout and reboot), else termhelper-UID in the
+// temporary folder, as tmux does. The sandbox refuses confined commands
+// a connection there: a helper serves whoever connects as a host.
+func Rendezvous(getenv func(string) string) string {
+	if dir := getenv(RendezvousEnv); dir != "" {
+		return dir
+	}
+	if run := getenv("XDG_RUNTIME_DIR"); run != "" && filepath.IsAbs(run) {
+		return filepath.Join(run, "termhelper")
+	}
+	return filepath.Join(os.TempDir(), "termhelper-"+strconv.Itoa(os.Getuid()))
 }
