@@ -499,7 +499,9 @@ func TestPersistSandboxEnvMustAgree(t *testing.T) {
 	t.Parallel()
 	p := newPersistent(t)
 	start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env(), sandboxOff).run("initialize", map[string]any{})
-	c := start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env())
+	// The second relay asks for the default even where the whole run has
+	// the sandbox off (.ci/run's pass with TERMHELPER_SANDBOX=off).
+	c := start(t, "ndjson", p.root, []string{"--persist", "60s"}, p.env(), withEnv("TERMHELPER_SANDBOX="))
 	raw, rerr := c.call("initialize", map[string]any{})
 	if rerr == nil || rerr.Code != -32008 || !strings.Contains(string(rerr.Data), `"setting":"TERMHELPER_SANDBOX"`) {
 		t.Fatalf("a relay that did not ask for sandbox off was served by a helper that has it: %s %+v", raw, rerr)
