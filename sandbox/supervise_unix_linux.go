@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"github.com/termhelper/termhelper/places"
-
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -15,6 +13,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/termhelper/termhelper/places"
 )
 
 // Unix sockets. The helper connects them for the command like the others
