@@ -49,11 +49,17 @@ func unregister(pid int) {
 
 // Run runs cmd to its end like cmd.Run, safely beside the reaper. Every
 // process the helper starts must go through Start or Run once Init ran.
-func Run(cmd *exec.Cmd) error {
+func Run(cmd *exec.Cmd) error { return RunStarted(cmd, nil) }
+
+// RunStarted is Run, calling started (if not nil) once cmd has started.
+func RunStarted(cmd *exec.Cmd, started func()) error {
 	if err := startRegistered(cmd); err != nil {
 		return err
 	}
 	defer unregister(cmd.Process.Pid)
+	if started != nil {
+		started()
+	}
 	return cmd.Wait()
 }
 
