@@ -3,7 +3,7 @@ GO     ?= go
 BIN    ?= bin/termhelper
 ROOT   ?= .
 
-.PHONY: soak build run test test-go test-stress test-short test-wine cross vet lint bench bench-quick fuzz clean dist mcpb test-node npm-lib
+.PHONY: stub stub-check soak build run test test-go test-stress test-short test-wine cross vet lint bench bench-quick fuzz clean dist mcpb test-node npm-lib
 
 # The version has one source, the VERSION file; the linker stamps it and
 # the commit into package version (a build without the stamp still reports
@@ -96,6 +96,26 @@ bench-quick: build
 # failure writes its input there too; the run goes on to the next fuzzer
 # and fails at the end, naming the ones that failed.
 FUZZTIME ?= 10s
+# The exec stub (sandbox/stub/stub.c): freestanding C without a C
+# library, built for each Linux architecture termhelper ships (gcc, and
+# Debian's gcc-aarch64-linux-gnu for arm64). Its binaries are committed,
+# so that `go install` needs no C compiler; stub-check rebuilds them and
+# fails where they differ from what the source builds.
+STUB_CFLAGS = -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-pie -no-pie -Wall -Wextra -Werror \
+	-Wl,--build-id=none -Wl,-z,noexecstack -s
+STUB_OUT ?= sandbox/stub
+
+stub:
+	gcc $(STUB_CFLAGS) -o $(STUB_OUT)/stub-linux-amd64 sandbox/stub/stub.c
+	aarch64-linux-gnu-gcc $(STUB_CFLAGS) -o $(STUB_OUT)/stub-linux-arm64 sandbox/stub/stub.c
+
+stub-check:
+	rm -rf /tmp/termhelper-stub-check && mkdir -p /tmp/termhelper-stub-check
+	$(MAKE) --no-print-directory stub STUB_OUT=/tmp/termhelper-stub-check
+	cmp sandbox/stub/stub-linux-amd64 /tmp/termhelper-stub-check/stub-linux-amd64
+	cmp sandbox/stub/stub-linux-arm64 /tmp/termhelper-stub-check/stub-linux-arm64
+
 fuzz:
 	@failed=; for file in $$(grep -rl --include='*_test.go' --exclude-dir=node_modules '^func Fuzz' . | sort); do \
 		dir=$$(dirname $$file); \

@@ -1,0 +1,469 @@
+/*
+ * termhelper's exec stub: the last step of a confined command's start.
+ *
+ * The helper starts this program for a confined command where it holds
+ * namespaces made for the command's plan (a trampoline made them, with
+ * the plan's mounts, once): with the command's environment, session,
+ * terminal and standard files, and descriptors of those namespaces. The
+ * stub enters them, confines itself as its arguments say, in their
+ * order, then executes the command in its place: same pid, session and
+ * terminal. If any step fails it runs nothing, says why in one line on
+ * its standard error (the command's terminal) and exits 126.
+ *
+ * It is built freestanding (no C library, no runtime: only system calls),
+ * static and at a fixed address, so that its start is an execve and
+ * little else. `make stub` builds it for each Linux architecture termhelper
+ * ships; the binaries are committed beside this file and embedded by the
+ * sandbox package, and `make stub-check` (run by CI) checks that they are
+ * what this source builds.
+ *
+ * Arguments, each step a letter and a fixed number of words:
+ *
+ *   j FILE                           write its pid to FILE (a cgroup's
+ *                                    cgroup.procs: join it)
+ *   n USERFD MNTFD                   enter the user namespace USERFD ("-":
+ *                                    stay in its own) and the mount
+ *                                    namespace MNTFD, then close both
+ *   d DIR                            chdir(DIR): entering a mount namespace
+ *                                    leaves the process at its root
+ *   u FLAGS                          unshare(FLAGS)
+ *   m SOURCE TARGET FSTYPE FLAGS DATA mount; "-" is an empty FSTYPE or DATA
+ *   c KEEP LASTCAP                   clear the ambient set; as root, drop
+ *                                    from the bounding set every capability
+ *                                    up to LASTCAP not in KEEP; keep only
+ *                                    KEEP of the permitted and effective
+ *                                    sets, nothing inheritable
+ *   l HANDLED SCOPED FILERIGHTS      start a Landlock ruleset
+ *   r PATH ACCESS REQUIRED NOFOLLOW  a rule beneath PATH; a file gets only
+ *                                    FILERIGHTS of ACCESS; a missing PATH
+ *                                    fails the start only if REQUIRED
+ *   L                                no_new_privs, then restrict to it
+ *   s FD PROGRAM                     install the seccomp program (hex of
+ *                                    its struct sock_filter array) with a
+ *                                    listener, send the listener on the
+ *                                    socket FD, close both
+ *   x                                exit 0 (a probe of the steps before)
+ *   -- PATH ARGV0 ARG...             execute PATH with ARGV0 ARG...
+ *
+ * Numbers are decimal. Every descriptor the stub opens is close-on-exec.
+ */
+
+typedef unsigned long u64;
+typedef unsigned int u32;
+typedef unsigned short u16;
+typedef unsigned char u8;
+typedef long i64;
+
+#if defined(__x86_64__)
+enum {
+	NR_write = 1, NR_close = 3, NR_fstat = 5, NR_sendmsg = 46, NR_execve = 59,
+	NR_geteuid = 107, NR_capget = 125, NR_capset = 126, NR_prctl = 157,
+	NR_mount = 165, NR_exit_group = 231, NR_openat = 257, NR_unshare = 272,
+	NR_seccomp = 317, NR_getpid = 39, NR_setns = 308, NR_chdir = 80,
+};
+
+static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f)
+{
+	register i64 r10 __asm__("r10") = d;
+	register i64 r8 __asm__("r8") = e;
+	register i64 r9 __asm__("r9") = f;
+	i64 ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__aarch64__)
+enum {
+	NR_write = 64, NR_close = 57, NR_fstat = 80, NR_sendmsg = 211, NR_execve = 221,
+	NR_geteuid = 175, NR_capget = 90, NR_capset = 91, NR_prctl = 167,
+	NR_mount = 40, NR_exit_group = 94, NR_openat = 56, NR_unshare = 97,
+	NR_seccomp = 277, NR_getpid = 172, NR_setns = 268, NR_chdir = 49,
+};
+
+static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f)
+{
+	register i64 x8 __asm__("x8") = n;
+	register i64 x0 __asm__("x0") = a;
+	register i64 x1 __asm__("x1") = b;
+	register i64 x2 __asm__("x2") = c;
+	register i64 x3 __asm__("x3") = d;
+	register i64 x4 __asm__("x4") = e;
+	register i64 x5 __asm__("x5") = f;
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+#else
+#error "the exec stub knows the system calls of x86_64 and aarch64 only"
+#endif
+
+enum {
+	NR_landlock_create_ruleset = 444, NR_landlock_add_rule = 445,
+	NR_landlock_restrict_self = 446,
+};
+
+#define sys(n, a, b, c) sys6((n), (i64)(a), (i64)(b), (i64)(c), 0, 0, 0)
+
+enum {
+	O_WRONLY = 1,
+	O_PATH = 010000000, O_CLOEXEC = 02000000, O_NOFOLLOW = 0400000,
+	AT_FDCWD = -100, S_IFMT = 0170000, S_IFDIR = 0040000,
+	PR_CAPBSET_READ = 23, PR_CAPBSET_DROP = 24, PR_SET_NO_NEW_PRIVS = 38,
+	PR_CAP_AMBIENT = 47, PR_CAP_AMBIENT_CLEAR_ALL = 4,
+	SECCOMP_SET_MODE_FILTER = 1, SECCOMP_FILTER_FLAG_NEW_LISTENER = 8,
+	SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 32,
+	LANDLOCK_RULE_PATH_BENEATH = 1, CAP_V3 = 0x20080522,
+	CLONE_NEWNS = 0x00020000, CLONE_NEWUSER = 0x10000000,
+	SOL_SOCKET = 1, SCM_RIGHTS = 1,
+	E_NOENT = 2, E_INTR = 4, E_INVAL = 22,
+};
+
+/* The kernel's struct stat differs by architecture; only st_mode is read,
+ * from an offset each knows. */
+#if defined(__x86_64__)
+#define STAT_MODE(b) (*(u32 *)((b) + 24))
+#else
+#define STAT_MODE(b) (*(u32 *)((b) + 16))
+#endif
+
+struct ruleset_attr { u64 handled_fs, handled_net, scoped; };
+struct path_beneath { u64 allowed; int parent_fd; } __attribute__((packed));
+struct cap_header { u32 version; int pid; };
+struct cap_data { u32 effective, permitted, inheritable; };
+struct sock_fprog { u16 len; void *filter; };
+struct iovec { void *base; u64 len; };
+struct msghdr {
+	void *name; u32 namelen; struct iovec *iov; u64 iovlen;
+	void *control; u64 controllen; int flags;
+};
+struct cmsg { u64 len; int level, type; int fd; int pad; };
+
+/* The compiler may call these for a struct's copy or zeroing. */
+void *memset(void *d, int c, u64 n)
+{
+	u8 *p = d;
+	while (n--)
+		*p++ = (u8)c;
+	return d;
+}
+
+void *memcpy(void *d, const void *s, u64 n)
+{
+	u8 *p = d;
+	const u8 *q = s;
+	while (n--)
+		*p++ = *q++;
+	return d;
+}
+
+static u64 slen(const char *s)
+{
+	u64 n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static void put(char **p, const char *s)
+{
+	while (*s)
+		*(*p)++ = *s++;
+}
+
+static const char *errname(i64 e)
+{
+	static const char *names[] = {
+		[1] = "operation not permitted", [2] = "no such file or directory",
+		[9] = "bad file descriptor", [12] = "out of memory",
+		[13] = "permission denied", [14] = "bad address",
+		[16] = "device or resource busy", [20] = "not a directory",
+		[22] = "invalid argument", [24] = "too many open files",
+		[38] = "function not implemented", [40] = "too many levels of symbolic links",
+		[95] = "operation not supported",
+	};
+	if (e > 0 && e < (i64)(sizeof names / sizeof names[0]) && names[e])
+		return names[e];
+	return "error";
+}
+
+/* fail says why in one line and exits 126; what is the step, and arg
+ * the path or word it was about (or 0). */
+static void __attribute__((noreturn)) fail(const char *what, const char *arg, i64 err)
+{
+	static char buf[4096];
+	char *p = buf;
+	put(&p, "termhelper: the sandbox could not be set up, the command did not run: ");
+	put(&p, what);
+	if (arg && slen(arg) < 3000) {
+		put(&p, " ");
+		put(&p, arg);
+	}
+	if (err) {
+		put(&p, ": ");
+		put(&p, errname(err));
+	}
+	put(&p, "\n");
+	sys(NR_write, 2, buf, p - buf);
+	for (;;)
+		sys(NR_exit_group, 126, 0, 0);
+}
+
+static u64 number(const char *s)
+{
+	u64 n = 0;
+	if (!*s)
+		fail("reading its arguments: an empty number", 0, 0);
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			fail("reading its arguments: not a number:", s, 0);
+		n = n * 10 + (u64)(*s - '0');
+	}
+	return n;
+}
+
+static const char *word(const char *s) { return same(s, "-") ? 0 : s; }
+
+/* argument reading: the words left, and the next one */
+struct args { char **v; int n; };
+
+static char *next(struct args *a)
+{
+	if (a->n == 0)
+		fail("reading its arguments: a step is missing words", 0, 0);
+	a->n--;
+	return *a->v++;
+}
+
+static void check(i64 ret, const char *what, const char *arg)
+{
+	if (ret < 0)
+		fail(what, arg, -ret);
+}
+
+static void step_mount(struct args *a)
+{
+	const char *src = next(a), *dst = next(a), *fstype = word(next(a));
+	u64 flags = number(next(a));
+	const char *data = word(next(a));
+	check(sys6(NR_mount, (i64)src, (i64)dst, (i64)fstype, (i64)flags, (i64)data, 0), "mounting", dst);
+}
+
+static void step_join(struct args *a)
+{
+	const char *file = next(a);
+	char buf[24], *p = buf + sizeof buf;
+	u64 pid = (u64)sys(NR_getpid, 0, 0, 0);
+	do
+		*--p = (char)('0' + pid % 10);
+	while (pid /= 10);
+	i64 fd = sys6(NR_openat, AT_FDCWD, (i64)file, O_WRONLY | O_CLOEXEC, 0, 0, 0);
+	check(fd, "joining the cgroup of the process limit:", file);
+	check(sys(NR_write, fd, p, buf + sizeof buf - p), "joining the cgroup of the process limit:", file);
+	sys(NR_close, fd, 0, 0);
+}
+
+static void step_enter(struct args *a)
+{
+	const char *user = next(a);
+	int mnt = (int)number(next(a));
+	if (!same(user, "-")) {
+		int fd = (int)number(user);
+		check(sys(NR_setns, fd, CLONE_NEWUSER, 0), "entering the sandbox's user namespace", 0);
+		sys(NR_close, fd, 0, 0);
+	}
+	check(sys(NR_setns, mnt, CLONE_NEWNS, 0), "entering the sandbox's mount namespace", 0);
+	sys(NR_close, mnt, 0, 0);
+}
+
+static void step_caps(struct args *a)
+{
+	u64 keep = number(next(a)), last = number(next(a));
+	struct cap_header h = { CAP_V3, 0 };
+	struct cap_data d[2];
+	i64 e = sys(NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0);
+	if (e < 0 && -e != E_INVAL)
+		fail("clearing ambient capabilities", 0, -e);
+	if (sys(NR_geteuid, 0, 0, 0) == 0) {
+		for (u64 c = 0; c <= last && c < 64; c++) {
+			if (keep & (1UL << c) || sys(NR_prctl, PR_CAPBSET_READ, c, 0) == 0)
+				continue;
+			e = sys(NR_prctl, PR_CAPBSET_DROP, c, 0);
+			if (e < 0 && -e != E_INVAL)
+				fail("dropping a capability from the bounding set", 0, -e);
+		}
+	} else {
+		keep = 0;
+	}
+	check(sys(NR_capget, &h, d, 0), "reading capabilities", 0);
+	for (int i = 0; i < 2; i++) {
+		d[i].permitted &= (u32)(keep >> (32 * i));
+		d[i].effective = d[i].permitted;
+		d[i].inheritable = 0;
+	}
+	check(sys(NR_capset, &h, d, 0), "dropping capabilities", 0);
+}
+
+static int ruleset = -1;
+static u64 file_rights, handled;
+
+static void step_ruleset(struct args *a)
+{
+	struct ruleset_attr attr = { 0, 0, 0 };
+	attr.handled_fs = handled = number(next(a));
+	attr.scoped = number(next(a));
+	file_rights = number(next(a));
+	/* a kernel that knows fewer fields takes the struct while they are zero */
+	i64 fd = sys6(NR_landlock_create_ruleset, (i64)&attr, sizeof attr, 0, 0, 0, 0);
+	check(fd, "creating the Landlock ruleset", 0);
+	ruleset = (int)fd;
+}
+
+static void step_rule(struct args *a)
+{
+	const char *path = next(a);
+	u64 access = number(next(a)), required = number(next(a)), nofollow = number(next(a));
+	u8 st[256];
+	if (ruleset < 0)
+		fail("reading its arguments: a rule before its ruleset", 0, 0);
+	i64 fd = sys6(NR_openat, AT_FDCWD, (i64)path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0, 0, 0);
+	if (fd < 0 && !required)
+		return;
+	check(fd, "opening a place to allow:", path);
+	check(sys(NR_fstat, fd, st, 0), "reading a place to allow:", path);
+	if ((STAT_MODE(st) & S_IFMT) != S_IFDIR)
+		access &= file_rights;
+	access &= handled;
+	if (access) {
+		struct path_beneath pb = { access, (int)fd };
+		check(sys6(NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, (i64)&pb, 0, 0, 0), "adding a Landlock rule:", path);
+	}
+	sys(NR_close, fd, 0, 0);
+}
+
+static void step_restrict(void)
+{
+	if (ruleset < 0)
+		fail("reading its arguments: no ruleset to restrict to", 0, 0);
+	check(sys6(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0), "setting no_new_privs", 0);
+	check(sys(NR_landlock_restrict_self, ruleset, 0, 0), "restricting with Landlock", 0);
+	sys(NR_close, ruleset, 0, 0);
+	ruleset = -1;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static void send_fd(int sock, int fd)
+{
+	char one = 1;
+	struct iovec iov = { &one, 1 };
+	struct cmsg c = { 20, SOL_SOCKET, SCM_RIGHTS, fd, 0 };
+	struct msghdr m = { 0, 0, &iov, 1, &c, 24, 0 };
+	i64 e;
+	do
+		e = sys(NR_sendmsg, sock, &m, 0);
+	while (e == -E_INTR);
+	check(e, "handing the network filter to the helper", 0);
+}
+
+static void step_seccomp(struct args *a)
+{
+	static u8 prog[8 * 4096];
+	int sock = (int)number(next(a));
+	const char *hex = next(a);
+	u64 n = slen(hex);
+	if (n % 16 || n == 0 || n / 2 > sizeof prog)
+		fail("reading its arguments: not a filter program", 0, 0);
+	for (u64 i = 0; i < n / 2; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			fail("reading its arguments: not a filter program", 0, 0);
+		prog[i] = (u8)(hi << 4 | lo);
+	}
+	struct sock_fprog fp = { (u16)(n / 16), prog };
+	check(sys6(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0), "setting no_new_privs", 0);
+	i64 fd = sys(NR_seccomp, SECCOMP_SET_MODE_FILTER,
+		     SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fp);
+	if (fd == -E_INVAL)
+		fd = sys(NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+	check(fd, "filtering the network", 0);
+	send_fd(sock, (int)fd);
+	sys(NR_close, fd, 0, 0);
+	sys(NR_close, sock, 0, 0);
+}
+
+static void run(struct args a, char **envp)
+{
+	while (a.n > 0) {
+		const char *s = next(&a);
+		if (same(s, "--")) {
+			const char *path = next(&a);
+			if (a.n == 0)
+				fail("reading its arguments: no command", 0, 0);
+			fail("executing", path, -sys(NR_execve, path, a.v, envp));
+		}
+		if (same(s, "j"))
+			step_join(&a);
+		else if (same(s, "n"))
+			step_enter(&a);
+		else if (same(s, "d")) {
+			const char *dir = next(&a);
+			check(sys(NR_chdir, dir, 0, 0), "entering the command's folder", dir);
+		} else if (same(s, "x"))
+			for (;;)
+				sys(NR_exit_group, 0, 0, 0);
+		else if (same(s, "u"))
+			check(sys(NR_unshare, number(next(&a)), 0, 0), "entering namespaces of its own", 0);
+		else if (same(s, "m"))
+			step_mount(&a);
+		else if (same(s, "c"))
+			step_caps(&a);
+		else if (same(s, "l"))
+			step_ruleset(&a);
+		else if (same(s, "r"))
+			step_rule(&a);
+		else if (same(s, "L"))
+			step_restrict();
+		else if (same(s, "s"))
+			step_seccomp(&a);
+		else
+			fail("reading its arguments: no such step:", s, 0);
+	}
+	fail("reading its arguments: no command", 0, 0);
+}
+
+/* main is called by _start with the stack as the kernel laid it out:
+ * argc, argv..., 0, envp..., 0. */
+void __attribute__((used)) stub_main(long *sp)
+{
+	int argc = (int)sp[0];
+	char **argv = (char **)(sp + 1);
+	char **envp = argv + argc + 1;
+	struct args a = { argv + 1, argc - 1 };
+	run(a, envp);
+}
+
+#if defined(__x86_64__)
+__asm__(".text\n.global _start\n_start:\n"
+	"xor %rbp, %rbp\nmov %rsp, %rdi\nand $-16, %rsp\ncall stub_main\nhlt\n");
+#else
+__asm__(".text\n.global _start\n_start:\n"
+	"mov x29, #0\nmov x30, #0\nmov x0, sp\nand sp, x0, #-16\nbl stub_main\nbrk #0\n");
+#endif
