@@ -112,6 +112,8 @@ func TestAPlanThisMachineCannotApplyIsRefusedAtStart(t *testing.T) {
 // its own plan: then it is made again.
 func readySpare(t *testing.T, plan *sandbox.Plan) int {
 	t.Helper()
+	sandbox.UseHeldNamespaces(false) // held namespaces need no spare
+	t.Cleanup(func() { sandbox.UseHeldNamespaces(true) })
 	l, err := sandbox.PrepareSpare(*plan)
 	if errors.Is(err, sandbox.ErrNoSpare) {
 		t.Skip("no spare here: ", err)

@@ -93,6 +93,7 @@ func read(t *testing.T, path string) string {
 type variant struct {
 	name  string
 	force string // forceNamespaces
+	held  bool   // started by the exec stub in held namespaces
 }
 
 // variants are the set-ups this machine can give: the measured one, a
@@ -107,8 +108,18 @@ func variants(t *testing.T) []variant {
 	if m.nsFlags != 0 {
 		vs = append(vs, variant{name: "namespaces"})
 	}
-	if m.nsFlags&syscall.CLONE_NEWUSER != 0 || userNamespacesWork() {
+	user := m.nsFlags&syscall.CLONE_NEWUSER != 0 || userNamespacesWork()
+	if user {
 		vs = append(vs, variant{name: "user-namespace", force: "user"})
+	}
+	if len(stubProgram) == 0 {
+		return vs
+	}
+	if m.nsFlags != 0 {
+		vs = append(vs, variant{name: "held", held: true})
+	}
+	if user {
+		vs = append(vs, variant{name: "held-user-namespace", force: "user", held: true})
 	}
 	return vs
 }
@@ -130,9 +141,27 @@ func eachVariant(t *testing.T, fn func(t *testing.T, v variant)) {
 			old := forceNamespaces
 			forceNamespaces = v.force
 			t.Cleanup(func() { forceNamespaces = old })
+			if v.held {
+				useHeld(t)
+			}
 			fn(t, v)
 		})
 	}
+}
+
+// heldMayFail, set by a test, lets a plan without held namespaces start
+// through a trampoline in a held variant: one that cannot be applied.
+var heldMayFail bool
+
+// useHeld has every launch of the test start by the stub in held
+// namespaces, made for its plan before it is prepared.
+func useHeld(t testing.TB) {
+	UseHeldNamespaces(true)
+	heldSync = true
+	t.Cleanup(func() {
+		heldSync, heldMayFail = false, false
+		UseHeldNamespaces(false)
+	})
 }
 
 // result is what a confined command did, and what its guard refused.
@@ -164,6 +193,9 @@ func startConfined(t testing.TB, cmd *exec.Cmd, p Plan, argv []string) *Guard {
 	l, err := Prepare(p, argv)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if heldSync && !heldMayFail && !l.sys.plain && l.sys.held == nil {
+		t.Fatalf("%v: not started in held namespaces", argv)
 	}
 	l.Apply(cmd)
 	if err := cmd.Start(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -30,6 +31,9 @@ type sysLaunch struct {
 	theirsOnce sync.Once
 	ctl        *os.File // a spare's: the helper's end of the handoff socket
 	ctlTheirs  *os.File // a spare's: its end, closed once it started
+	held       *heldNS  // the namespaces the stub starts the command in; nil: a trampoline
+	heldOnce   sync.Once
+	cgCapped   bool // the tree's own cgroup caps its processes
 }
 
 // Prepare returns how to start argv confined as p says. It refuses a
@@ -49,7 +53,11 @@ func Prepare(p Plan, argv []string) (*Launch, error) {
 	}
 	l := &Launch{sys: sysLaunch{w: wire{Plan: p}, argv: argv, nsFlags: launchNamespaces(m), log: p.Log}}
 	l.sys.w.Namespaces = l.sys.nsFlags != 0
+	l.sys.w.NSFlags = l.sys.nsFlags
 	l.sys.w.HelperNS = helperNS()
+	if len(argv) > 0 && filepath.IsAbs(argv[0]) {
+		l.sys.held = heldFor(p)
+	}
 	if p.Network != NetworkOpen {
 		var err error
 		if l.sys.mine, l.sys.theirs, err = listenerPair(); err != nil {
@@ -82,6 +90,16 @@ func (l *Launch) Apply(cmd *exec.Cmd) {
 	}
 	s := &l.sys
 	s.cmd = cmd
+	if s.held != nil && s.w.MaxProcs > 0 && CountsProcesses() && s.w.PidsCgroup == "" && !s.cgCapped {
+		// The held user namespace is every command's: its RLIMIT_NPROC
+		// would count them all together. A trampoline makes one of its own.
+		s.releaseHeld()
+	}
+	if s.held != nil {
+		s.held.apply(cmd, dirOf(cmd), s.theirs, s.w.PidsCgroup, heldProgram(s.held.prog))
+		cmd.Args = append(append(cmd.Args, s.argv[0]), s.argv...)
+		return
+	}
 	if s.theirs != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, s.theirs)
 		s.w.NetFD = 2 + len(cmd.ExtraFiles)
@@ -116,6 +134,7 @@ func (l *Launch) Started() (*Guard, error) {
 	}
 	s := &l.sys
 	s.closeTheirs()
+	s.releaseHeld()
 	g := &Guard{}
 	if s.mine != nil {
 		g.sys.serve(s.mine, s.cmd.Process.Pid, s.log)
@@ -129,11 +148,39 @@ func (l *Launch) Abort() {
 		return
 	}
 	l.sys.closeTheirs()
+	l.sys.releaseHeld()
 	for _, f := range []*os.File{l.sys.mine, l.sys.ctl} {
 		if f != nil {
 			f.Close()
 		}
 	}
+}
+
+// CgroupCaps tells the launch that the tree's own cgroup caps its
+// processes (platform's pids.max).
+func (l *Launch) CgroupCaps() {
+	if l != nil {
+		l.sys.cgCapped = true
+	}
+}
+
+// releaseHeld gives back the launch's hold of the held namespaces, once
+// the command started or will not: a child has its own descriptors.
+func (s *sysLaunch) releaseHeld() {
+	s.heldOnce.Do(func() {
+		s.held.release(false)
+		s.held = nil
+	})
+}
+
+// dirOf is the folder cmd starts in: entering a mount namespace leaves
+// the stub at its root, and it goes there again by path.
+func dirOf(cmd *exec.Cmd) string {
+	if cmd.Dir != "" {
+		return cmd.Dir
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 func (s *sysLaunch) closeTheirs() {

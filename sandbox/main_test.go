@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
+	// A test starts its commands by trampolines, unless it asks for held
+	// namespaces (useHeld): never some one way and some the other.
+	UseHeldNamespaces(false)
 	code := m.Run()
 	os.RemoveAll(cache)
 	os.Exit(code)

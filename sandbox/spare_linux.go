@@ -32,7 +32,8 @@ const maxHandoff = 128 << 10
 
 // ErrNoSpare is returned by PrepareSpare where a spare would not confine a
 // command exactly as a fresh trampoline does: without namespaces, Landlock
-// alone reads around the secret places as they were when it was set up.
+// alone reads around the secret places as they were when it was set up;
+// and where namespaces are held (held_linux.go), which need no spare.
 var ErrNoSpare = errors.New("sandbox: no spare for this plan here")
 
 // handoffMsg is the Handoff on the wire; the files go as rights beside it.
@@ -48,7 +49,7 @@ type handoffMsg struct {
 // command. It refuses a plan that confines nothing, and a machine where a
 // spare could be out of date (ErrNoSpare).
 func PrepareSpare(p Plan) (*Launch, error) {
-	if p.Mode == Off || launchNamespaces(measured()) == 0 {
+	if p.Mode == Off || launchNamespaces(measured()) == 0 || heldOn() {
 		return nil, ErrNoSpare // asked after every confined command: nothing made first
 	}
 	l, err := Prepare(p, []string{spareArg})

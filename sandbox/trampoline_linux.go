@@ -18,10 +18,11 @@ import (
 // trampoline cannot tell by itself.
 type wire struct {
 	Plan
-	Namespaces bool   // cloned into a mount namespace of its own
-	HelperNS   uint64 // the helper's mount namespace, which must not be touched
-	NetFD      int    // the socket to send the network filter's listener on; 0: none
-	CtlFD      int    // a spare's socket to receive its command on; 0: not a spare
+	Namespaces bool    // cloned into a mount namespace of its own
+	NSFlags    uintptr // the namespaces it was cloned into
+	HelperNS   uint64  // the helper's mount namespace, which must not be touched
+	NetFD      int     // the socket to send the network filter's listener on; 0: none
+	CtlFD      int     // a spare's or a holder's socket to the helper; 0: neither
 	// Loader: the command's variables for the dynamic loader, kept out of
 	// the trampoline's own environment (loaderVar).
 	Loader []string `json:",omitempty"`
@@ -42,6 +43,9 @@ func Serve(args []string) int {
 		return probeChild()
 	}
 	w, argv, err := parseArgs(args)
+	if err == nil && argv == nil && args[1] == holderArg {
+		return serveHolder(w)
+	}
 	if err == nil && argv == nil {
 		return serveSpare(w)
 	}
@@ -56,10 +60,11 @@ func Serve(args []string) int {
 }
 
 // parseArgs reads the plan and the command; a spare (PLAN --spare, with
-// the socket to wait on) has no command yet: argv is nil.
+// the socket to wait on) has no command yet, nor a holder (PLAN
+// --holder): argv is nil.
 func parseArgs(args []string) (wire, []string, error) {
 	var w wire
-	spare := len(args) == 2 && args[1] == spareArg
+	spare := len(args) == 2 && (args[1] == spareArg || args[1] == holderArg)
 	if !spare && (len(args) < 3 || args[1] != "--") {
 		return w, nil, errors.New("usage: termhelper " + Command + " PLAN -- COMMAND [ARG]")
 	}
