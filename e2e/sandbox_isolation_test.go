@@ -20,7 +20,7 @@ import (
 func TestSandboxSessionsCannotReachEachOther(t *testing.T) {
 	s := startConfined(t, "ndjson")
 	s.c.exec(map[string]any{"command": "true"})
-	readySpare(t, s) // B starts on it, which stays beside B
+	held := readyAhead(t, s) // B starts on it: a spare stays beside B
 	m := marker()
 	b := s.c.exec(map[string]any{"command": "echo ready; exec sleep " + m, "background": true, "readyPattern": "ready"})
 	if b.SessionID == "" || b.Pid == 0 {
@@ -35,18 +35,21 @@ func TestSandboxSessionsCannotReachEachOther(t *testing.T) {
 	cmd, open := gated(t, fmt.Sprintf(`for p in $(cat %s); do kill -9 $p; echo kill-$p=$?; done; `+
 		`echo INTRUDER-%s > %s; echo write=$?`, targets, m, tty))
 	a := s.c.exec(map[string]any{"command": cmd, "background": true})
+	victims := []int{b.Pid}
 	var ahead int
-	waitFor(t, "a spare made ahead beside A", func() bool {
-		for _, p := range sparesOf(s.root) {
-			if !slices.Contains(before, p) {
-				ahead = p
+	if !held { // held namespaces need no spare
+		waitFor(t, "a spare made ahead beside A", func() bool {
+			for _, p := range sparesOf(s.root) {
+				if !slices.Contains(before, p) {
+					ahead = p
+				}
 			}
-		}
-		return ahead != 0
-	})
+			return ahead != 0
+		})
+		victims = append(victims, ahead)
+	}
 	// A's own trampoline, in A's namespaces and Landlock domain, is
 	// A's to end; every other is out of its reach.
-	victims := []int{b.Pid, ahead}
 	own, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", a.Pid))
 	for _, p := range before {
 		if ns, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", p)); ns != own {
@@ -57,7 +60,7 @@ func TestSandboxSessionsCannotReachEachOther(t *testing.T) {
 	for _, p := range victims {
 		list = append(list, strconv.Itoa(p))
 	}
-	t.Logf("A tries B %d, the spare ahead %d and the trampolines of others in %v", b.Pid, ahead, victims[2:])
+	t.Logf("A tries B %d, the spare ahead %d and the trampolines of others in %v", b.Pid, ahead, victims[1:])
 	must(t, os.WriteFile(targets, []byte(strings.Join(list, " ")), 0o644))
 	open()
 	end := s.c.run("session/read", map[string]any{"sessionId": a.SessionID, "until": "exit", "yieldMs": 30000})
