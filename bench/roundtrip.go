@@ -43,13 +43,11 @@ func sandboxedRoundTrip(e *env, off *helper, n int, res *result) error {
 		return err
 	}
 	defer on.close()
-	var st struct {
-		Sandbox struct{ Mode, Backend, Network string } `json:"sandbox"`
-	}
-	if _, err := on.callInto(&st, "initialize", map[string]any{}); err != nil {
+	st, err := sandboxOf(on)
+	if err != nil {
 		return err
 	}
-	if st.Sandbox.Mode == "off" {
+	if st.Mode == "off" {
 		res.note("sandboxed round trip: no sandbox on this machine")
 		return nil
 	}
@@ -60,8 +58,20 @@ func sandboxedRoundTrip(e *env, off *helper, n int, res *result) error {
 		return err
 	}
 	res.note("sandboxed round trip: a helper with the sandbox in force (%s, network %s) against one with it off (the floor column). Back to back: blocks of %d consecutive calls on one helper, then %d on the other, and so on, after a warm-up block on each, %d calls each recorded, so that every sandboxed call but a block's first follows the previous one at once. Helper idle before: after 10 warm-up calls each, one call on each helper in turn, %d calls each, with %v of quiet before every call, as a host leaves between a model's commands.",
-		st.Sandbox.Backend, st.Sandbox.Network, block, block, n, max(n/5, 20), idle)
+		st.Backend, st.Network, block, block, n, max(n/5, 20), idle)
 	return nil
+}
+
+// sandboxState is what the answer of initialize says of the helper's
+// sandbox.
+type sandboxState struct{ Mode, Backend, Network string }
+
+func sandboxOf(h *helper) (sandboxState, error) {
+	var st struct {
+		Sandbox sandboxState `json:"sandbox"`
+	}
+	_, err := h.callInto(&st, "initialize", map[string]any{})
+	return st.Sandbox, err
 }
 
 // block is how many consecutive calls go to one helper before the next
