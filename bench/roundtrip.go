@@ -36,70 +36,84 @@ func benchRoundTrip(e *env) (result, error) {
 const unconfined = "TERMHELPER_SANDBOX=off"
 
 // sandboxedRoundTrip times `echo hi` on a helper with the sandbox in
-// force (the default) against h, whose sandbox is off, alternating.
+// force (the default) against off, whose sandbox is off, taking turns.
 func sandboxedRoundTrip(e *env, off *helper, n int, res *result) error {
 	on, err := spawn(e)
 	if err != nil {
 		return err
 	}
 	defer on.close()
-	var st struct {
-		Sandbox struct{ Mode, Backend, Network string } `json:"sandbox"`
-	}
-	if _, err := on.callInto(&st, "initialize", map[string]any{}); err != nil {
-		return err
-	}
-	if st.Sandbox.Mode == "off" {
-		res.note("sandboxed round trip: no sandbox on this machine")
-		return nil
-	}
-	plain, boxed, err := alternate(off, on, n, 0)
+	st, err := sandboxOf(on)
 	if err != nil {
 		return err
 	}
-	r := ratio(boxed.median(), plain.median())
-	res.add(row{"`exec/run` of `echo hi` sandboxed, back to back, median", fmtDur(plain.median()), fmtDur(boxed.median()),
-		fmtRatio(r), "", ""})
-	res.add(row{"added by the sandbox per command, back to back, median", "", fmtDur(boxed.median() - plain.median()), "", "", ""})
-	if plain, boxed, err = alternate(off, on, max(n/5, 20), idle); err != nil {
+	if st.Mode == "off" {
+		res.note("sandboxed round trip: no sandbox on this machine")
+		return nil
+	}
+	if err := backToBack(off, on, n, res); err != nil {
 		return err
 	}
-	r = ratio(boxed.median(), plain.median())
+	if err := idleBefore(off, on, max(n/5, 20), res); err != nil {
+		return err
+	}
+	res.note("sandboxed round trip: a helper with the sandbox in force (%s, network %s) against one with it off (the floor column). Back to back: blocks of %d consecutive calls on one helper, then %d on the other, and so on, after a warm-up block on each, %d calls each recorded, so that every sandboxed call but a block's first follows the previous one at once. Helper idle before: after 10 warm-up calls each, one call on each helper in turn, %d calls each, with %v of quiet before every call, as a host leaves between a model's commands.",
+		st.Backend, st.Network, block, block, n, max(n/5, 20), idle)
+	return nil
+}
+
+// sandboxState is what the answer of initialize says of the helper's
+// sandbox.
+type sandboxState struct{ Mode, Backend, Network string }
+
+func sandboxOf(h *helper) (sandboxState, error) {
+	var st struct {
+		Sandbox sandboxState `json:"sandbox"`
+	}
+	_, err := h.callInto(&st, "initialize", map[string]any{})
+	return st.Sandbox, err
+}
+
+// block is how many consecutive calls go to one helper before the next
+// takes its turn, in the back-to-back measures.
+const block = 10
+
+// backToBack times n calls of `echo hi` on each helper, in blocks.
+func backToBack(off, on *helper, n int, res *result) error {
+	s, err := inBlocks([]timed{echoHi(off), echoHi(on)}, n, block, block, 0)
+	if err != nil {
+		return err
+	}
+	plain, boxed := s[0], s[1]
+	r := ratio(boxed.median(), plain.median())
+	res.add(row{"`exec/run` of `echo hi` sandboxed, back to back, median", fmtDur(plain.median()), fmtDur(boxed.median()),
+		fmtRatio(r), "≤ 1.5x unsandboxed", verdict(r <= 1.5)})
+	res.add(row{"`exec/run` of `echo hi` sandboxed, back to back, p95", fmtDur(plain.p95()), fmtDur(boxed.p95()),
+		fmtRatio(ratio(boxed.p95(), plain.p95())), "", ""})
+	res.add(row{"added by the sandbox per command, back to back, median", "", fmtDur(boxed.median() - plain.median()), "", "", ""})
+	return nil
+}
+
+// idleBefore times n calls of `echo hi` on each helper, one on each in
+// turn, with idle before every call.
+func idleBefore(off, on *helper, n int, res *result) error {
+	s, err := inBlocks([]timed{echoHi(off), echoHi(on)}, n, 10, 1, idle)
+	if err != nil {
+		return err
+	}
+	plain, boxed := s[0], s[1]
+	r := ratio(boxed.median(), plain.median())
 	res.add(row{"`exec/run` of `echo hi` sandboxed, helper idle before, median", fmtDur(plain.median()), fmtDur(boxed.median()),
 		fmtRatio(r), "≤ 1.3x unsandboxed", verdict(r <= 1.3)})
 	res.add(row{"`exec/run` of `echo hi` sandboxed, helper idle before, p95", fmtDur(plain.p95()), fmtDur(boxed.p95()),
 		fmtRatio(ratio(boxed.p95(), plain.p95())), "", ""})
 	res.add(row{"added by the sandbox per command, helper idle before, median", "", fmtDur(boxed.median() - plain.median()), "", "", ""})
-	res.note("sandboxed round trip: after 10 warm-up calls, alternating between a helper with the sandbox in force (%s, network %s) and one with it off (the floor column): %d calls each back to back, then %d calls each with %v of quiet before each, as a host leaves between a model's commands.",
-		st.Sandbox.Backend, st.Sandbox.Network, n, max(n/5, 20), idle)
 	return nil
 }
 
 // idle is the pause before each call of the paced sandboxed round trip:
 // more than a spare trampoline takes to be made on a loaded machine.
 const idle = 50 * time.Millisecond
-
-// alternate times n calls of `echo hi` on each helper, after 10 warm-up
-// calls, alternating, with pause before each call.
-func alternate(off, on *helper, n int, pause time.Duration) (plain, boxed samples, err error) {
-	params := map[string]any{"command": "echo hi"}
-	for i := range n + 10 {
-		time.Sleep(pause)
-		p, err := runOnce(off, params)
-		if err != nil {
-			return nil, nil, err
-		}
-		time.Sleep(pause)
-		b, err := runOnce(on, params)
-		if err != nil {
-			return nil, nil, err
-		}
-		if i >= 10 {
-			plain, boxed = append(plain, p), append(boxed, b)
-		}
-	}
-	return plain, boxed, nil
-}
 
 func roundTrips(h *helper, command string, n int) (floor, th samples, err error) {
 	params := map[string]any{"command": command}
