@@ -1,6 +1,12 @@
 package sandbox
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"testing"
+)
 
 // BenchmarkStart is the cost of starting /bin/true and waiting for it:
 // unconfined, through the trampoline with the measured set-up (with the
@@ -52,5 +58,104 @@ func BenchmarkDefaults(b *testing.B) {
 	w := newWorld(b)
 	for b.Loop() {
 		Defaults(w.root, w.home, w.getenv)
+	}
+}
+
+// BenchmarkHeldStart is a confined start of /bin/true by the exec stub in
+// held namespaces, step by step: each case runs the stub's steps up to
+// one more kind than the case before, then executes /bin/true. "exec"
+// is the stub executing /bin/true with no step at all, and "trampoline"
+// a fresh trampoline's whole start, for comparison. "join-v1" adds a v1
+// pids cgroup's join before the rest, where this machine has one.
+func BenchmarkHeldStart(b *testing.B) {
+	w := newWorld(b)
+	p := w.plan(WorkspaceWrite)
+	if measured().netOK {
+		p.Network = NetworkProxy
+	}
+	ns, err := newHeld(p)
+	if err != nil {
+		b.Skip("no held namespaces here: ", err)
+	}
+	defer ns.release(true)
+	full := heldArgs(b, ns, p)
+	for _, c := range heldCases(full) {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				runStub(b, ns, c.args, c.net)
+			}
+		})
+	}
+	b.Run("trampoline", func(b *testing.B) {
+		for b.Loop() {
+			if r := runArgv(b, p, w.env(), "/bin/true"); r.code != 0 {
+				b.Fatalf("exit %d: %s", r.code, r.out)
+			}
+		}
+	})
+}
+
+// stubCase is a prefix of the stub's steps.
+type stubCase struct {
+	name string
+	args []string
+	net  bool
+}
+
+// heldArgs are the stub's steps for p in ns, without the command, the
+// network filter's socket at descriptor 3.
+func heldArgs(b *testing.B, ns *heldNS, p Plan) []string {
+	cmd := &exec.Cmd{}
+	ns.apply(cmd, "/", nil, "", "")
+	args := cmd.Args[1 : len(cmd.Args)-1]
+	if ns.prog != "" {
+		args = append(args, "s", "FD", ns.prog)
+	}
+	return args
+}
+
+// stubArity is the number of words after each step's letter.
+var stubArity = map[string]int{"j": 1, "n": 2, "d": 1, "u": 1, "m": 5, "c": 2, "l": 3, "r": 4, "L": 0, "s": 2}
+
+// heldCases cut the steps after each kind: entering (n and d), the
+// namespaces of the command's own, the mounts, the capabilities,
+// Landlock (l, r and L), the filter.
+func heldCases(full []string) []stubCase {
+	kind := map[string]string{"n": "enter", "d": "enter", "u": "unshare", "m": "mounts", "c": "caps", "l": "landlock", "r": "landlock", "L": "landlock", "s": "seccomp"}
+	cases := []stubCase{{name: "exec"}}
+	for i := 0; i < len(full); i += 1 + stubArity[full[i]] {
+		end := i + 1 + stubArity[full[i]]
+		if end < len(full) && kind[full[end]] == kind[full[i]] {
+			continue
+		}
+		cases = append(cases, stubCase{name: "+" + kind[full[i]], args: full[:end], net: full[i] == "s"})
+	}
+	return cases
+}
+
+// runStub runs the stub with args, then /bin/true, and waits for it;
+// with net, a socket for the filter's listener takes the FD word's place.
+func runStub(b *testing.B, ns *heldNS, args []string, net bool) {
+	cmd := &exec.Cmd{Dir: "/"}
+	stub, _ := stubFile()
+	files := []*os.File{ns.mnt}
+	if ns.user != nil {
+		files = append(files, ns.user)
+	}
+	args = slices.Clone(args)
+	if net {
+		mine, theirs, err := listenerPair()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer mine.Close()
+		defer theirs.Close()
+		files = append(files, theirs)
+		args[slices.Index(args, "FD")] = strconv.Itoa(2 + len(files))
+	}
+	cmd.Path, cmd.ExtraFiles = "/proc/self/fd/"+strconv.Itoa(int(stub.Fd())), files
+	cmd.Args = append(append([]string{"termhelper-exec"}, args...), "--", "/bin/true", "true")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
 	}
 }
