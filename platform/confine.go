@@ -63,6 +63,9 @@ type SpareConfiner interface {
 	PrepareSpare() (SpareLaunch, error)
 	// Same reports whether o confines exactly alike.
 	Same(o Confiner) bool
+	// SpareIsCheap reports whether a spare costs little enough to be
+	// made beside the command it follows.
+	SpareIsCheap() bool
 }
 
 // SpareLaunch is the launch of a spare: once started, Hand gives it its

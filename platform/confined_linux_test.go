@@ -110,13 +110,20 @@ func TestAPlanThisMachineCannotApplyIsRefusedAtStart(t *testing.T) {
 // its command, or skips where this machine gives none (no namespaces).
 // An earlier test's command may end late and replace it with a spare of
 // its own plan: then it is made again.
-func readySpare(t *testing.T, plan *sandbox.Plan) int {
+func readySpare(t *testing.T, plan *sandbox.Plan, kind string) int {
 	t.Helper()
-	sandbox.UseHeldNamespaces(false) // held namespaces need no spare
+	sandbox.UseHeldNamespaces(kind == "stub")
 	t.Cleanup(func() { sandbox.UseHeldNamespaces(true) })
 	l, err := sandbox.PrepareSpare(*plan)
+	for deadline := time.Now().Add(20 * time.Second); kind == "stub" && errors.Is(err, sandbox.ErrNoSpare) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond) // the held namespaces are being made
+		l, err = sandbox.PrepareSpare(*plan)
+	}
 	if errors.Is(err, sandbox.ErrNoSpare) {
 		t.Skip("no spare here: ", err)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	l.Abort()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
@@ -125,8 +132,20 @@ func readySpare(t *testing.T, plan *sandbox.Plan) int {
 		}
 		platform.RefillSpare(plan.Confiner(), true) // synchronous, unless another test's spare is being made
 		if pid := platform.ReadySpare(plan.Confiner()); pid != 0 && awaitHandoff(pid, deadline) && platform.ReadySpare(plan.Confiner()) == pid {
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); strings.HasPrefix(string(b), "termhelper-exec\x00") != (kind == "stub") {
+				t.Fatalf("the spare is not a %s: %q", kind, b)
+			}
 			return pid
 		}
+	}
+}
+
+// eachSpare runs fn for each kind of spare: a trampoline ("trampoline",
+// held namespaces off) and the exec stub in held namespaces ("stub"),
+// which runs the command in its own place.
+func eachSpare(t *testing.T, fn func(t *testing.T, kind string)) {
+	for _, kind := range []string{"trampoline", "stub"} {
+		t.Run(kind, func(t *testing.T) { fn(t, kind) })
 	}
 }
 
@@ -214,105 +233,115 @@ func finish(t *testing.T, p *platform.Process) (string, string) {
 }
 
 func TestTheNextConfinedCommandRunsOnTheSpareConfinedOnItsTerminal(t *testing.T) {
-	plan := confinedPlan(t)
-	outside := t.TempDir()
-	pid := readySpare(t, plan)
-	ns := mountNamespace(t, pid)
-	p := startConfinedOn(t, plan, true, `[ -t 0 ] && echo "on a term""inal"; readlink /proc/$$/ns/mnt; echo inside > made; echo x > "$OUT/escaped"; read -s -p "pw: " x; echo "got $x"`, "OUT="+outside)
-	if by := platform.StartedBy(p); by != pid {
-		t.Fatalf("the command was started by %d, not by the spare %d", by, pid)
-	}
-	result := collect(t, p)
-	platform.Eventually(t, p, "a password read on the spare's terminal", func(s platform.InputState) bool { return s.Waiting && s.Secret })
-	p.Input.Write([]byte("sesame\n"))
-	out, _ := result()
-	if !strings.Contains(out, "on a terminal") || !strings.Contains(out, ns) || !strings.Contains(out, "got sesame") {
-		t.Fatalf("output %q", out)
-	}
-	if _, err := os.Stat(filepath.Join(plan.Root, "made")); err != nil {
-		t.Error("the root was not writable on the spare")
-	}
-	if _, err := os.Stat(filepath.Join(outside, "escaped")); err == nil {
-		t.Error("a command on the spare wrote outside the root")
-	}
+	eachSpare(t, func(t *testing.T, kind string) {
+		plan := confinedPlan(t)
+		outside := t.TempDir()
+		pid := readySpare(t, plan, kind)
+		ns := mountNamespace(t, pid)
+		p := startConfinedOn(t, plan, true, `[ -t 0 ] && echo "on a term""inal"; readlink /proc/$$/ns/mnt; echo inside > made; echo x > "$OUT/escaped"; read -s -p "pw: " x; echo "got $x"`, "OUT="+outside)
+		if by := platform.StartedBy(p); by != pid {
+			t.Fatalf("the command was started by %d, not by the spare %d", by, pid)
+		}
+		result := collect(t, p)
+		platform.Eventually(t, p, "a password read on the spare's terminal", func(s platform.InputState) bool { return s.Waiting && s.Secret })
+		p.Input.Write([]byte("sesame\n"))
+		out, _ := result()
+		if !strings.Contains(out, "on a terminal") || !strings.Contains(out, ns) || !strings.Contains(out, "got sesame") {
+			t.Fatalf("output %q", out)
+		}
+		if _, err := os.Stat(filepath.Join(plan.Root, "made")); err != nil {
+			t.Error("the root was not writable on the spare")
+		}
+		if _, err := os.Stat(filepath.Join(outside, "escaped")); err == nil {
+			t.Error("a command on the spare wrote outside the root")
+		}
+	})
 }
 
 func TestACommandOnPipesRunsOnTheSpare(t *testing.T) {
-	plan := confinedPlan(t)
-	pid := readySpare(t, plan)
-	// A variable given twice: the command's environment holds the last,
-	// once, as os/exec makes it for a fresh start (the tag appended to an
-	// environment that has one).
-	ns := mountNamespace(t, pid)
-	p := startConfinedOn(t, plan, false, `cat; echo "in $PWD" >&2; tr '\0' '\n' < /proc/$$/environ | grep ^SPARE_VAR=; readlink /proc/$$/ns/mnt`,
-		"SPARE_VAR=an outer one", "SPARE_VAR=the request's")
-	if by := platform.StartedBy(p); by != pid {
-		t.Fatalf("the command was started by %d, not by the spare %d", by, pid)
-	}
-	out, errOut := finish(t, p)
-	if out != "from stdin\nSPARE_VAR=the request's\n"+ns+"\n" || errOut != "in "+plan.Root+"\n" {
-		t.Fatalf("stdout %q, stderr %q", out, errOut)
-	}
+	eachSpare(t, func(t *testing.T, kind string) {
+		plan := confinedPlan(t)
+		pid := readySpare(t, plan, kind)
+		// A variable given twice: the command's environment holds the last,
+		// once, as os/exec makes it for a fresh start (the tag appended to an
+		// environment that has one).
+		ns := mountNamespace(t, pid)
+		p := startConfinedOn(t, plan, false, `cat; echo "in $PWD" >&2; tr '\0' '\n' < /proc/$$/environ | grep ^SPARE_VAR=; readlink /proc/$$/ns/mnt`,
+			"SPARE_VAR=an outer one", "SPARE_VAR=the request's")
+		if by := platform.StartedBy(p); by != pid {
+			t.Fatalf("the command was started by %d, not by the spare %d", by, pid)
+		}
+		out, errOut := finish(t, p)
+		if out != "from stdin\nSPARE_VAR=the request's\n"+ns+"\n" || errOut != "in "+plan.Root+"\n" {
+			t.Fatalf("stdout %q, stderr %q", out, errOut)
+		}
+	})
 }
 
 // A spare confines as the places were when it was made: once they
 // changed, the command starts through a fresh trampoline, which sees
 // them as they are.
 func TestASpareIsNotUsedOnceAProtectedFileAppeared(t *testing.T) {
-	plan := confinedPlan(t)
-	pid := readySpare(t, plan)
-	config := filepath.Join(plan.Root, ".termhelper.toml")
-	if err := os.WriteFile(config, []byte("# the user's\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := startConfinedOn(t, plan, false, `echo 'sandbox = "off"' >> .termhelper.toml; echo done`)
-	finish(t, p)
-	if platform.StartedBy(p) == pid {
-		t.Error("the spare made before the file ran the command")
-	}
-	if b, _ := os.ReadFile(config); string(b) != "# the user's\n" {
-		t.Fatalf("a confined command changed the project's config: %q", b)
-	}
+	eachSpare(t, func(t *testing.T, kind string) {
+		plan := confinedPlan(t)
+		pid := readySpare(t, plan, kind)
+		config := filepath.Join(plan.Root, ".termhelper.toml")
+		if err := os.WriteFile(config, []byte("# the user's\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := startConfinedOn(t, plan, false, `echo 'sandbox = "off"' >> .termhelper.toml; echo done`)
+		finish(t, p)
+		if platform.StartedBy(p) == pid {
+			t.Error("the spare made before the file ran the command")
+		}
+		if b, _ := os.ReadFile(config); string(b) != "# the user's\n" {
+			t.Fatalf("a confined command changed the project's config: %q", b)
+		}
+	})
 }
 
 func TestASpareIsNotUsedOnceASecretPlaceAppeared(t *testing.T) {
-	plan := confinedPlan(t)
-	home := filepath.Join(filepath.Dir(plan.Root), "home")
-	pid := readySpare(t, plan)
-	if err := os.MkdirAll(filepath.Join(home, ".aws"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".aws", "credentials"), []byte("aws_secret=spare-7731\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p := startConfinedOn(t, plan, false, `cat "$H/.aws/credentials"; echo done`, "H="+home)
-	out, _ := finish(t, p)
-	if platform.StartedBy(p) == pid {
-		t.Error("the spare made before the secret place ran the command")
-	}
-	if strings.Contains(out, "spare-7731") || !strings.Contains(out, "done") {
-		t.Fatalf("output %q", out)
-	}
+	eachSpare(t, func(t *testing.T, kind string) {
+		plan := confinedPlan(t)
+		home := filepath.Join(filepath.Dir(plan.Root), "home")
+		pid := readySpare(t, plan, kind)
+		if err := os.MkdirAll(filepath.Join(home, ".aws"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".aws", "credentials"), []byte("aws_secret=spare-7731\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p := startConfinedOn(t, plan, false, `cat "$H/.aws/credentials"; echo done`, "H="+home)
+		out, _ := finish(t, p)
+		if platform.StartedBy(p) == pid {
+			t.Error("the spare made before the secret place ran the command")
+		}
+		if strings.Contains(out, "spare-7731") || !strings.Contains(out, "done") {
+			t.Fatalf("output %q", out)
+		}
+	})
 }
 
 func TestATakenSpareIsReplacedAndDropSpareEndsIt(t *testing.T) {
-	plan := confinedPlan(t)
-	first := readySpare(t, plan)
-	finish(t, startConfinedOn(t, plan, false, `true`))
-	var next int
-	for deadline := time.Now().Add(20 * time.Second); next == 0 || next == first; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no new spare after the command ended")
+	eachSpare(t, func(t *testing.T, kind string) {
+		plan := confinedPlan(t)
+		first := readySpare(t, plan, kind)
+		finish(t, startConfinedOn(t, plan, false, `true`))
+		var next int
+		for deadline := time.Now().Add(20 * time.Second); next == 0 || next == first; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("no new spare after the command ended")
+			}
+			next = platform.ReadySpare(nil)
 		}
-		next = platform.ReadySpare(nil)
-	}
-	t.Cleanup(platform.ReopenSpares)
-	platform.DropSpare()
-	if err := unix.Kill(next, 0); !errors.Is(err, unix.ESRCH) {
-		t.Fatalf("the spare %d outlived DropSpare: %v", next, err)
-	}
-	platform.RefillSpare(plan.Confiner(), true)
-	if platform.ReadySpare(nil) != 0 {
-		t.Fatal("a spare was made after platform.DropSpare")
-	}
+		t.Cleanup(platform.ReopenSpares)
+		platform.DropSpare()
+		if err := unix.Kill(next, 0); !errors.Is(err, unix.ESRCH) {
+			t.Fatalf("the spare %d outlived DropSpare: %v", next, err)
+		}
+		platform.RefillSpare(plan.Confiner(), true)
+		if platform.ReadySpare(nil) != 0 {
+			t.Fatal("a spare was made after platform.DropSpare")
+		}
+	})
 }

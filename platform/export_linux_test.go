@@ -29,10 +29,6 @@ func ReadySpare(c Confiner) int {
 // ReopenSpares undoes DropSpare.
 func ReopenSpares() { spares.Lock(); spares.closed = false; spares.Unlock() }
 
-// StartedBy is the pid of the spare that started p, 0 if none did.
-func StartedBy(p *Process) int {
-	if p.sys.spare == nil {
-		return 0
-	}
-	return p.sys.spare.st.proc.Pid
-}
+// StartedBy is the pid of the spare that started p (p's own where it
+// runs in the spare's place), 0 if none did.
+func StartedBy(p *Process) int { return p.sys.from }

@@ -22,6 +22,7 @@ const TagVar = "TERMHELPER_SESSION"
 type sysProcess struct {
 	proc   *os.Process
 	spare  *spare   // the spare that started the command and watches it, ended by Close
+	from   int      // the pid of the spare that started the command, 0 if none did
 	master *os.File // pty mode: the terminal's master side
 	stdin  *os.File // pipes mode: the write end of the input, closed by Close
 	tag    string
@@ -52,6 +53,7 @@ func Start(spec Spec) (*Process, error) {
 // it, if one did.
 type started struct {
 	proc  *os.Process
+	from  int // the spare's pid
 	spare *spare
 	cg    *treeCgroup
 	guard Guard
@@ -140,7 +142,7 @@ func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
 	if errR != nil {
 		p.Stderr = errR
 	}
-	p.sys = sysProcess{proc: st.proc, spare: st.spare, master: master, tag: spec.Tag, cg: st.cg, ended: st.ended}
+	p.sys = sysProcess{proc: st.proc, spare: st.spare, from: st.from, master: master, tag: spec.Tag, cg: st.cg, ended: st.ended}
 	p.initial = initialInput{data: spec.Stdin, to: master}
 	return p, nil
 }
@@ -172,7 +174,7 @@ func startPipes(cmd *exec.Cmd, spec Spec) (*Process, error) {
 	p := &Process{Pid: st.proc.Pid, Output: outR, Stderr: errR, guard: st.guard}
 	// The input is written then closed, whether or not the command reads it.
 	p.initial = initialInput{data: spec.Stdin, to: inW, close: inW}
-	p.sys = sysProcess{proc: st.proc, spare: st.spare, stdin: inW, tag: spec.Tag, cg: st.cg, ended: st.ended}
+	p.sys = sysProcess{proc: st.proc, spare: st.spare, from: st.from, stdin: inW, tag: spec.Tag, cg: st.cg, ended: st.ended}
 	return p, nil
 }
 

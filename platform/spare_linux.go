@@ -65,6 +65,7 @@ func fromSpare(cmd *exec.Cmd, c Confiner, argv []string) (started, bool, error) 
 		return started{}, false, err
 	}
 	st := sp.st
+	st.from = st.proc.Pid
 	if pid != st.proc.Pid { // the spare started it, and watches it
 		st.proc, _ = os.FindProcess(pid) // never fails on Linux
 		st.spare = sp
@@ -109,11 +110,16 @@ func takeSpare(c Confiner) *spare {
 // scheduleSpare returns what to call when a command confined by c ends
 // (nil when c makes no spares). If it has not ended spareDelay after its
 // start, a spare is made then, unless one for another confinement is
-// ready: a later command's.
+// ready: a later command's. A cheap spare is made at once, and again
+// once the command has ended if the one made was taken.
 func scheduleSpare(c Confiner) func() {
 	sc, ok := c.(SpareConfiner)
 	if !ok {
 		return nil
+	}
+	if sc.SpareIsCheap() { // made at once, beside the command: ready for the next even back to back
+		go refillSpare(sc, false)
+		return func() { go refillSpare(sc, true) }
 	}
 	var once sync.Once
 	refill := func(replace bool) { once.Do(func() { go refillSpare(sc, replace) }) }

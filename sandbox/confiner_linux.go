@@ -17,6 +17,10 @@ func (c spareConfiner) PrepareSpare() (platform.SpareLaunch, error) {
 	return spareLaunch{launch{l}, FootprintOf(c.plan)}, nil
 }
 
+// SpareIsCheap: a spare in held namespaces is the stub, an execve and its
+// steps; a trampoline starts a Go runtime.
+func (c spareConfiner) SpareIsCheap() bool { return heldOn() }
+
 func (c spareConfiner) Same(o platform.Confiner) bool {
 	oc, ok := o.(spareConfiner)
 	return ok && c.plan.Same(oc.plan)

@@ -213,15 +213,19 @@ func runHolder(p Plan, flags uintptr) ([]int, error) {
 	cmd := exec.Command("/proc/self/exe", "termhelper", Command, string(plan), holderArg)
 	cmd.Args = cmd.Args[1:]
 	cmd.Env, cmd.Dir, cmd.ExtraFiles = []string{"GOMAXPROCS=1"}, "/", []*os.File{theirs}
+	if race := os.Getenv("GORACE"); race != "" { // a race-enabled test build's
+		cmd.Env = append(cmd.Env, "GORACE="+race)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	applyNamespaces(cmd.SysProcAttr, flags)
 	done := make(chan error, 1)
 	go func() { done <- platform.RunStarted(cmd, func() { theirs.Close() }) }()
 	fds, err := receiveHeld(ctl)
-	ctl.Close() // the holder ends
-	if werr := <-done; err == nil && werr != nil {
-		closeFDs(fds)
-		return nil, fmt.Errorf("the holder: %w", werr)
+	ctl.Close() // the holder ends; RunStarted reaps it
+	if err != nil {
+		if werr := <-done; werr != nil {
+			err = fmt.Errorf("%w (the holder: %v)", err, werr)
+		}
 	}
 	return fds, err
 }

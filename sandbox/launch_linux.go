@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -33,6 +34,7 @@ type sysLaunch struct {
 	ctlTheirs  *os.File // a spare's: its end, closed once it started
 	held       *heldNS  // the namespaces the stub starts the command in; nil: a trampoline
 	heldOnce   sync.Once
+	stubSpare  bool // a spare that is the stub, waiting in the held namespaces
 	cgCapped   bool // the tree's own cgroup caps its processes
 }
 
@@ -97,6 +99,12 @@ func (l *Launch) Apply(cmd *exec.Cmd) {
 	}
 	if s.held != nil {
 		s.held.apply(cmd, dirOf(cmd), s.theirs, s.w.PidsCgroup, heldProgram(s.held.prog))
+		if s.ctlTheirs != nil { // a spare: its command comes over the socket
+			cmd.ExtraFiles = append(cmd.ExtraFiles, s.ctlTheirs)
+			cmd.Args = append(cmd.Args[:len(cmd.Args)-1], "w", strconv.Itoa(2+len(cmd.ExtraFiles)))
+			s.stubSpare = true
+			return
+		}
 		cmd.Args = append(append(cmd.Args, s.argv[0]), s.argv...)
 		return
 	}
@@ -201,6 +209,7 @@ type sysGuard struct {
 	closed bool
 	done   chan struct{}
 	once   sync.Once
+	held   []int // the command's own namespaces, which the stub sent: torn down at Close
 }
 
 // serve waits for the listener on conn and supervises it. The wait ends
@@ -213,7 +222,7 @@ func (g *sysGuard) serve(conn *os.File, pid int, log *slog.Logger) {
 	g.conn, g.done = conn, make(chan struct{})
 	go func() {
 		defer close(g.done)
-		listener, err := receiveListener(conn)
+		listener, held, err := receiveListener(conn)
 		conn.Close()
 		if err != nil {
 			log.Debug("sandbox: no network listener", "pid", pid, "err", err)
@@ -221,6 +230,7 @@ func (g *sysGuard) serve(conn *os.File, pid int, log *slog.Logger) {
 		}
 		g.mu.Lock()
 		defer g.mu.Unlock()
+		g.held = held
 		if g.closed {
 			listener.Close()
 			return
@@ -253,4 +263,5 @@ func (g *sysGuard) stop() {
 	if sup != nil {
 		sup.Close()
 	}
+	closeAll(g.held) // written by serve before done was closed
 }

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/termhelper/termhelper/platform"
@@ -49,12 +52,18 @@ type handoffMsg struct {
 // command. It refuses a plan that confines nothing, and a machine where a
 // spare could be out of date (ErrNoSpare).
 func PrepareSpare(p Plan) (*Launch, error) {
-	if p.Mode == Off || launchNamespaces(measured()) == 0 || heldOn() {
+	if p.Mode == Off || launchNamespaces(measured()) == 0 {
 		return nil, ErrNoSpare // asked after every confined command: nothing made first
 	}
 	l, err := Prepare(p, []string{spareArg})
 	if err != nil {
 		return nil, err
+	}
+	if heldOn() { // a stub in the held namespaces, or none until they are made
+		if l.sys.held = heldFor(p); l.sys.held == nil {
+			l.Abort()
+			return nil, ErrNoSpare
+		}
 	}
 	l.sys.argv = nil
 	if l.sys.ctl, l.sys.ctlTheirs, err = handoffPair(); err != nil {
@@ -82,9 +91,9 @@ func (l *Launch) Hand(h platform.Handoff) error {
 	if s.ctl == nil {
 		return errors.New("sandbox: not a spare")
 	}
-	msg, _ := json.Marshal(handoffMsg{Argv: h.Argv, Env: h.Env, Dir: h.Dir, Ctty: h.Ctty}) // strings and a bool
-	if len(msg) > maxHandoff {
-		return errors.New("sandbox: the command is too long for a spare")
+	msg, err := s.handoff(h)
+	if err != nil {
+		return err
 	}
 	var fds []int
 	for _, f := range h.Stdio {
@@ -93,12 +102,74 @@ func (l *Launch) Hand(h platform.Handoff) error {
 		}
 		fds = append(fds, int(f.Fd()))
 	}
-	err := unix.Sendmsg(int(s.ctl.Fd()), msg, unix.UnixRights(fds...), nil, 0)
+	err = unix.Sendmsg(int(s.ctl.Fd()), msg, unix.UnixRights(fds...), nil, 0)
 	runtime.KeepAlive(h.Stdio)
 	if err != nil {
 		return fmt.Errorf("sandbox: handing the command to its spare: %w", err)
 	}
 	return nil
+}
+
+// handoff is the command's message: JSON for a trampoline, NUL-ended
+// words for the stub (stub.c).
+func (s *sysLaunch) handoff(h platform.Handoff) ([]byte, error) {
+	var msg []byte
+	if s.stubSpare {
+		var err error
+		if msg, err = stubHandoff(h); err != nil {
+			return nil, err
+		}
+	} else {
+		msg, _ = json.Marshal(handoffMsg{Argv: h.Argv, Env: h.Env, Dir: h.Dir, Ctty: h.Ctty}) // strings and a bool
+	}
+	if len(msg) > maxHandoff {
+		return nil, errors.New("sandbox: the command is too long for a spare")
+	}
+	return msg, nil
+}
+
+// stubHandoff is the command as the stub reads it: the terminal's flag,
+// the folder, argv, an empty word, the environment (each variable's last
+// value, once, as os/exec leaves it), each word ending with a NUL. The
+// stub looks nothing up in PATH, and a NUL inside a word would split it.
+func stubHandoff(h platform.Handoff) ([]byte, error) {
+	if len(h.Argv) == 0 || !filepath.IsAbs(h.Argv[0]) {
+		return nil, errors.New("sandbox: the stub runs a program named by its path only")
+	}
+	env := lastWins(h.Env)
+	if len(h.Argv)+len(env) > stubMaxWords {
+		return nil, errors.New("sandbox: too many words for the stub")
+	}
+	b := []byte{'0'}
+	if h.Ctty {
+		b[0] = '1'
+	}
+	for _, w := range slices.Concat([]string{h.Dir}, h.Argv, []string{""}, env) {
+		if strings.IndexByte(w, 0) >= 0 {
+			return nil, errors.New("sandbox: a NUL in the command")
+		}
+		b = append(append(b, w...), 0)
+	}
+	return b, nil
+}
+
+// stubMaxWords is what the stub's message holds (MAXWORDS in stub.c).
+const stubMaxWords = 8000
+
+// lastWins keeps each variable's last value, once, where it was last.
+func lastWins(env []string) []string {
+	last := map[string]int{}
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		last[k] = i
+	}
+	var out []string
+	for i, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); last[k] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Go has the spare start the command it was handed and returns the pid

@@ -40,12 +40,23 @@
  *   L                                no_new_privs, then restrict to it
  *   s FD PROGRAM                     install the seccomp program (hex of
  *                                    its struct sock_filter array) with a
- *                                    listener, send the listener on the
- *                                    socket FD, close both
+ *                                    listener, send the listener and its
+ *                                    mount and IPC namespaces on the
+ *                                    socket FD, close them all
  *   x                                exit 0 (a probe of the steps before)
+ *   w CTL                            a spare's last step: wait on the socket
+ *                                    CTL for the command (below), then for
+ *                                    the helper's 'y'; answer its pid and
+ *                                    execute the command
  *   -- PATH ARGV0 ARG...             execute PATH with ARGV0 ARG...
  *
  * Numbers are decimal. Every descriptor the stub opens is close-on-exec.
+ *
+ * A spare's command is one datagram: '1' (its standard input is a
+ * terminal, to be the session's) or '0', its folder, then each word of
+ * its argv, an empty word, then each variable of its environment, all
+ * ending with a NUL; its standard input, output and error come beside it
+ * as rights.
  */
 
 typedef unsigned long u64;
@@ -60,6 +71,7 @@ enum {
 	NR_geteuid = 107, NR_capget = 125, NR_capset = 126, NR_prctl = 157,
 	NR_mount = 165, NR_exit_group = 231, NR_openat = 257, NR_unshare = 272,
 	NR_seccomp = 317, NR_getpid = 39, NR_setns = 308, NR_chdir = 80,
+	NR_recvmsg = 47, NR_read = 0, NR_dup3 = 292, NR_ioctl = 16, NR_fcntl = 72,
 };
 
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f)
@@ -80,6 +92,7 @@ enum {
 	NR_geteuid = 175, NR_capget = 90, NR_capset = 91, NR_prctl = 167,
 	NR_mount = 40, NR_exit_group = 94, NR_openat = 56, NR_unshare = 97,
 	NR_seccomp = 277, NR_getpid = 172, NR_setns = 268, NR_chdir = 49,
+	NR_recvmsg = 212, NR_read = 63, NR_dup3 = 24, NR_ioctl = 29, NR_fcntl = 25,
 };
 
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f)
@@ -118,7 +131,8 @@ enum {
 	SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 32,
 	LANDLOCK_RULE_PATH_BENEATH = 1, CAP_V3 = 0x20080522,
 	CLONE_NEWNS = 0x00020000, CLONE_NEWUSER = 0x10000000,
-	SOL_SOCKET = 1, SCM_RIGHTS = 1,
+	SOL_SOCKET = 1, SCM_RIGHTS = 1, MSG_CMSG_CLOEXEC = 0x40000000,
+	TIOCSCTTY = 0x540E, F_SETFD = 2,
 	E_NOENT = 2, E_INTR = 4, E_INVAL = 22,
 };
 
@@ -370,12 +384,15 @@ static int hexval(char c)
 	return -1;
 }
 
-static void send_fd(int sock, int fd)
+/* send_fds sends n descriptors (at most 3) on sock. */
+static void send_fds(int sock, const int *fds, int n)
 {
 	char one = 1;
 	struct iovec iov = { &one, 1 };
-	struct cmsg c = { 20, SOL_SOCKET, SCM_RIGHTS, fd, 0 };
-	struct msghdr m = { 0, 0, &iov, 1, &c, 24, 0 };
+	struct { u64 len; int level, type; int fd[3]; int pad; } c = { 16 + 4 * (u64)n, SOL_SOCKET, SCM_RIGHTS, { -1, -1, -1 }, 0 };
+	for (int i = 0; i < n; i++)
+		c.fd[i] = fds[i];
+	struct msghdr m = { 0, 0, &iov, 1, &c, 16 + 8 * (u64)((n + 1) / 2), 0 };
 	i64 e;
 	do
 		e = sys(NR_sendmsg, sock, &m, 0);
@@ -404,9 +421,90 @@ static void step_seccomp(struct args *a)
 	if (fd == -E_INVAL)
 		fd = sys(NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
 	check(fd, "filtering the network", 0);
-	send_fd(sock, (int)fd);
-	sys(NR_close, fd, 0, 0);
+	/* The command's own namespaces go with the listener: held by the
+	 * helper, they are torn down after the answer, not in the command's
+	 * exit, which the helper waits for. */
+	int fds[3] = { (int)fd, -1, -1 }, nfds = 1;
+	static const char *const own[] = { "/proc/self/ns/mnt", "/proc/self/ns/ipc" };
+	for (int i = 0; i < 2; i++) {
+		i64 f = sys6(NR_openat, AT_FDCWD, (i64)own[i], O_CLOEXEC, 0, 0, 0);
+		if (f >= 0)
+			fds[nfds++] = (int)f;
+	}
+	send_fds(sock, fds, nfds);
+	for (int i = 0; i < nfds; i++)
+		sys(NR_close, fds[i], 0, 0);
 	sys(NR_close, sock, 0, 0);
+}
+
+/* A spare's command, as received. */
+enum { MAXMSG = 128 << 10, MAXWORDS = 8192 };
+static char msg[MAXMSG + 1];
+static char *words[2 * MAXWORDS + 2];
+
+/* read_command receives the command on ctl, places its standard files
+ * and returns its argv (its environment in *env, its folder in *dir);
+ * 0 where the helper sent none (it ended the spare). */
+static char **read_command(int ctl, char ***env, const char **dir, int *ctty)
+{
+	char control[64] __attribute__((aligned(8)));
+	struct iovec iov = { msg, MAXMSG };
+	struct msghdr m = { 0, 0, &iov, 1, control, sizeof control, 0 };
+	i64 n;
+	do
+		n = sys(NR_recvmsg, ctl, &m, MSG_CMSG_CLOEXEC);
+	while (n == -E_INTR);
+	struct { u64 len; int level, type; int fd[3]; } *c = (void *)control;
+	if (n <= 2 || m.controllen < 28 || c->level != SOL_SOCKET || c->type != SCM_RIGHTS || c->len != 28)
+		return 0;
+	msg[n] = 0;
+	for (int i = 0; i < 3; i++) {
+		if (c->fd[i] == i)
+			sys(NR_fcntl, i, F_SETFD, 0);
+		else if (sys(NR_dup3, c->fd[i], i, 0) < 0)
+			return 0;
+	}
+	*ctty = msg[0] == '1';
+	*dir = msg + 1;
+	char *p = msg + 1 + slen(msg + 1) + 1, *end = msg + n;
+	int w = 0, argc = -1;
+	while (p < end && w < (int)(sizeof words / sizeof words[0]) - 2) {
+		if (!*p && argc < 0) {
+			argc = w;
+			words[w++] = 0;
+		} else
+			words[w++] = p;
+		p += slen(p) + 1;
+	}
+	words[w] = 0;
+	if (argc <= 0 || p < end)
+		return 0;
+	*env = words + argc + 1;
+	return words;
+}
+
+/* step_wait is a spare's last step: the command, the helper's go, the
+ * answer, and the command executed in the spare's place. */
+static void __attribute__((noreturn)) step_wait(struct args *a)
+{
+	int ctl = (int)number(next(a)), ctty = 0;
+	char **env = 0;
+	const char *dir = 0;
+	char go = 0, buf[24], *p = buf + sizeof buf;
+	char **argv = read_command(ctl, &env, &dir, &ctty);
+	if (!argv || sys(NR_read, ctl, &go, 1) != 1 || go != 'y')
+		for (;;)
+			sys(NR_exit_group, 126, 0, 0); /* ended unused */
+	u64 pid = (u64)sys(NR_getpid, 0, 0, 0);
+	do
+		*--p = (char)('0' + pid % 10);
+	while (pid /= 10);
+	sys(NR_write, ctl, p, buf + sizeof buf - p);
+	sys(NR_close, ctl, 0, 0);
+	if (ctty)
+		check(sys(NR_ioctl, 0, TIOCSCTTY, 0), "taking the terminal", 0);
+	check(sys(NR_chdir, dir, 0, 0), "entering the command's folder", dir);
+	fail("executing", argv[0], -sys(NR_execve, argv[0], argv, env));
 }
 
 static void run(struct args a, char **envp)
@@ -426,7 +524,9 @@ static void run(struct args a, char **envp)
 		else if (same(s, "d")) {
 			const char *dir = next(&a);
 			check(sys(NR_chdir, dir, 0, 0), "entering the command's folder", dir);
-		} else if (same(s, "x"))
+		} else if (same(s, "w"))
+			step_wait(&a);
+		else if (same(s, "x"))
 			for (;;)
 				sys(NR_exit_group, 0, 0, 0);
 		else if (same(s, "u"))
