@@ -95,7 +95,7 @@ func startFiltered(t testing.TB, o childOpts, argv ...string) *filtered {
 		return f
 	}
 	helperEnd.SetReadDeadline(time.Now().Add(watchdog))
-	l, err := receiveListener(helperEnd)
+	l, _, err := receiveListener(helperEnd)
 	if err != nil {
 		f.stop()
 		t.Fatalf("%v; child's stderr: %s", err, f.errOut.String())
@@ -698,7 +698,7 @@ func pair(t *testing.T) (helperEnd, childEnd *os.File) {
 func TestNetReceiveListenerFromATrampolineThatFailed(t *testing.T) {
 	helperEnd, childEnd := pair(t)
 	childEnd.Close() // the trampoline ended without sending
-	if _, err := receiveListener(helperEnd); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+	if _, _, err := receiveListener(helperEnd); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("got %v, want an error at once", err)
 	}
 }
@@ -710,7 +710,7 @@ func TestNetReceiveListenerRefusesAnotherFile(t *testing.T) {
 	if err := sendListener(childEnd, int(null.Fd())); err != nil {
 		t.Fatal(err)
 	}
-	if l, err := receiveListener(helperEnd); err == nil {
+	if l, _, err := receiveListener(helperEnd); err == nil {
 		l.Close()
 		t.Fatal("a file that is no listener was taken for one")
 	}

@@ -44,11 +44,12 @@ func sendListener(conn *os.File, listener int) error {
 }
 
 // receiveListener receives the listener from conn (the helper's end) and
-// checks that it is one.
-func receiveListener(conn *os.File) (*os.File, error) {
+// checks that it is one. The stub sends its namespaces beside it (at
+// most two): they are returned, for the guard to hold.
+func receiveListener(conn *os.File) (*os.File, []int, error) {
 	rc, err := conn.SyscallConn()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var n, oobn int
 	var rerr error
@@ -58,14 +59,19 @@ func receiveListener(conn *os.File) (*os.File, error) {
 		return rerr != unix.EAGAIN
 	})
 	if err = errors.Join(err, rerr); err != nil {
-		return nil, fmt.Errorf("receive the network listener: %w", err)
+		return nil, nil, fmt.Errorf("receive the network listener: %w", err)
 	}
 	fds, err := passedFDs(oob[:oobn])
-	if err != nil || n != 1 || len(fds) != 1 {
+	if err != nil || n != 1 || len(fds) < 1 || len(fds) > 3 {
 		closeAll(fds)
-		return nil, errors.New("the sandbox sent no network listener")
+		return nil, nil, errors.New("the sandbox sent no network listener")
 	}
-	return checkListener(fds[0])
+	l, err := checkListener(fds[0])
+	if err != nil {
+		closeAll(fds[1:])
+		return nil, nil, err
+	}
+	return l, fds[1:], nil
 }
 
 func passedFDs(oob []byte) ([]int, error) {
