@@ -45,6 +45,7 @@ var sections = []section{
 	{"attach", benchAttach},
 	{"shutdown", benchShutdown},
 	{"roundtrip", benchRoundTrip},
+	{"peers", benchPeers},
 	{"exit", benchExit},
 	{"prompt", benchPrompt},
 	{"bigoutput", benchBigOutput},

@@ -12,11 +12,9 @@ import (
 	"time"
 )
 
-// The peers section runs in a full or quick run only where node-pty is
-// already installed (see peerSetup); it installs it when -only names it.
-func init() { sections = append(sections, section{"peers", benchPeers}) }
-
-// benchPeers times `echo hi` run by node-pty in a node process, as a host
+// benchPeers (the peers section) runs in a full or quick run only where
+// node-pty is already installed (see peerSetup); it installs it when
+// -only names it. It times `echo hi` run by node-pty in a node process, as a host
 // using node-pty directly does, against termhelper's round trip, confined
 // and not, all taking turns in blocks so that they see the same machine.
 func benchPeers(e *env) (result, error) {
