@@ -35,7 +35,11 @@ type sysLaunch struct {
 	held       *heldNS  // the namespaces the stub starts the command in; nil: a trampoline
 	heldOnce   sync.Once
 	stubSpare  bool // a spare that is the stub, waiting in the held namespaces
-	cgCapped   bool // the tree's own cgroup caps its processes
+	// handed, handedFiles: the command Hand gave a stub spare, sent by
+	// Go (the stub starts a command on its receipt).
+	handed      []byte
+	handedFiles [3]*os.File
+	cgCapped    bool // the tree's own cgroup caps its processes
 }
 
 // Prepare returns how to start argv confined as p says. It refuses a

@@ -95,15 +95,23 @@ func (l *Launch) Hand(h platform.Handoff) error {
 	if err != nil {
 		return err
 	}
-	var fds []int
 	for _, f := range h.Stdio {
 		if f == nil {
 			return errors.New("sandbox: a spare needs all three standard files")
 		}
-		fds = append(fds, int(f.Fd()))
 	}
-	err = unix.Sendmsg(int(s.ctl.Fd()), msg, unix.UnixRights(fds...), nil, 0)
-	runtime.KeepAlive(h.Stdio)
+	if s.stubSpare { // the stub starts it on receipt: it is sent at Go
+		s.handed, s.handedFiles = msg, h.Stdio
+		return nil
+	}
+	return s.send(msg, h.Stdio)
+}
+
+// send sends the command's message and standard files to the spare.
+func (s *sysLaunch) send(msg []byte, stdio [3]*os.File) error {
+	fds := []int{int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd())}
+	err := unix.Sendmsg(int(s.ctl.Fd()), msg, unix.UnixRights(fds...), nil, 0)
+	runtime.KeepAlive(stdio)
 	if err != nil {
 		return fmt.Errorf("sandbox: handing the command to its spare: %w", err)
 	}
@@ -182,6 +190,12 @@ func lastWins(env []string) []string {
 // caller ends the spare's whole cgroup, and fails the start.
 func (l *Launch) Go() (int, error) {
 	s := &l.sys
+	if s.stubSpare { // it becomes the command: its pid is the command's
+		if err := s.send(s.handed, s.handedFiles); err != nil {
+			return 0, err
+		}
+		return s.cmd.Process.Pid, nil
+	}
 	if _, err := s.ctl.Write([]byte{goByte}); err != nil {
 		return 0, fmt.Errorf("sandbox: starting the command on its spare: %w", err)
 	}

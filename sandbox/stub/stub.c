@@ -45,9 +45,9 @@
  *                                    socket FD, close them all
  *   x                                exit 0 (a probe of the steps before)
  *   w CTL                            a spare's last step: wait on the socket
- *                                    CTL for the command (below), then for
- *                                    the helper's 'y'; answer its pid and
- *                                    execute the command
+ *                                    CTL for the command (below), and
+ *                                    execute it: the helper sends it once
+ *                                    it has checked the spare still holds
  *   -- PATH ARGV0 ARG...             execute PATH with ARGV0 ARG...
  *
  * Numbers are decimal. Every descriptor the stub opens is close-on-exec.
@@ -483,23 +483,17 @@ static char **read_command(int ctl, char ***env, const char **dir, int *ctty)
 	return words;
 }
 
-/* step_wait is a spare's last step: the command, the helper's go, the
- * answer, and the command executed in the spare's place. */
+/* step_wait is a spare's last step: the command, executed in the spare's
+ * place. A spare that receives none was ended unused. */
 static void __attribute__((noreturn)) step_wait(struct args *a)
 {
 	int ctl = (int)number(next(a)), ctty = 0;
 	char **env = 0;
 	const char *dir = 0;
-	char go = 0, buf[24], *p = buf + sizeof buf;
 	char **argv = read_command(ctl, &env, &dir, &ctty);
-	if (!argv || sys(NR_read, ctl, &go, 1) != 1 || go != 'y')
+	if (!argv)
 		for (;;)
-			sys(NR_exit_group, 126, 0, 0); /* ended unused */
-	u64 pid = (u64)sys(NR_getpid, 0, 0, 0);
-	do
-		*--p = (char)('0' + pid % 10);
-	while (pid /= 10);
-	sys(NR_write, ctl, p, buf + sizeof buf - p);
+			sys(NR_exit_group, 126, 0, 0);
 	sys(NR_close, ctl, 0, 0);
 	if (ctty)
 		check(sys(NR_ioctl, 0, TIOCSCTTY, 0), "taking the terminal", 0);
