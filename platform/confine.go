@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,12 +79,18 @@ type SpareLaunch interface {
 	// Holds reports whether the spare still confines as a fresh start
 	// would (what it depends on is as it was when it was prepared).
 	Holds() bool
-	// Go has the spare start the command handed and returns its pid.
+	// Go has the spare start the command handed and returns its pid. An
+	// error wrapping ErrSpareGone means the command did not start: the
+	// spare had ended.
 	Go() (int, error)
 	// Retire ends a spare that started a command, once the command has
 	// ended and the spare was killed.
 	Retire()
 }
+
+// ErrSpareGone is a SpareLaunch's Go error where the spare had ended
+// before it took the command, which is then started another way.
+var ErrSpareGone = errors.New("platform: the spare had ended")
 
 // Handoff is the command a spare runs: what a fresh start would have had
 // from its exec.Cmd.

@@ -322,6 +322,29 @@ func TestASpareIsNotUsedOnceASecretPlaceAppeared(t *testing.T) {
 	})
 }
 
+// A stub spare that ended before its command (killed, or a step of its
+// confinement failed) takes none: the command starts another way, and
+// runs. (A trampoline spare's end, if Go finds it, is a command that may
+// have started: it forks the command on Go.)
+func TestAnEndedStubSpareTakesNoCommand(t *testing.T) {
+	plan := confinedPlan(t)
+	pid := readySpare(t, plan, "stub")
+	if err := unix.Kill(pid, unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); strings.Contains(string(b), ") Z ") || len(b) == 0 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal("the spare did not end")
+		}
+	}
+	p := startConfinedOn(t, plan, false, `echo ran-"elsewhere"`)
+	if out, _ := finish(t, p); out != "ran-elsewhere\n" || platform.StartedBy(p) == pid {
+		t.Fatalf("output %q, started by %d (the ended spare %d)", out, platform.StartedBy(p), pid)
+	}
+}
+
 func TestATakenSpareIsReplacedAndDropSpareEndsIt(t *testing.T) {
 	eachSpare(t, func(t *testing.T, kind string) {
 		plan := confinedPlan(t)

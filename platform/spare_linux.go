@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"sync"
@@ -62,6 +63,9 @@ func fromSpare(cmd *exec.Cmd, c Confiner, argv []string) (started, bool, error) 
 	if err != nil {
 		sp.st.cg.killAll()
 		sp.end()
+		if errors.Is(err, ErrSpareGone) {
+			return started{}, false, nil
+		}
 		return started{}, false, err
 	}
 	st := sp.st

@@ -110,7 +110,7 @@ func (l *Launch) Hand(h platform.Handoff) error {
 // send sends the command's message and standard files to the spare.
 func (s *sysLaunch) send(msg []byte, stdio [3]*os.File) error {
 	fds := []int{int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd())}
-	err := unix.Sendmsg(int(s.ctl.Fd()), msg, unix.UnixRights(fds...), nil, 0)
+	err := unix.Sendmsg(int(s.ctl.Fd()), msg, unix.UnixRights(fds...), nil, unix.MSG_NOSIGNAL)
 	runtime.KeepAlive(stdio)
 	if err != nil {
 		return fmt.Errorf("sandbox: handing the command to its spare: %w", err)
@@ -192,7 +192,7 @@ func (l *Launch) Go() (int, error) {
 	s := &l.sys
 	if s.stubSpare { // it becomes the command: its pid is the command's
 		if err := s.send(s.handed, s.handedFiles); err != nil {
-			return 0, err
+			return 0, fmt.Errorf("%w: %w", platform.ErrSpareGone, err)
 		}
 		return s.cmd.Process.Pid, nil
 	}
