@@ -476,18 +476,27 @@ func cmdline(pid string) ([]byte, bool) {
 // line, and fails if one stays.
 func noneLeft(t *testing.T, s string) {
 	t.Helper()
+	noneLeftBy(t, fmt.Sprintf("processes with %q in their command line", s), func() []int { return pidsWith(s) })
+}
+
+// noneLeftBy waits (within the watchdog) until list finds no process, and
+// fails, naming and killing them, if some stay.
+func noneLeftBy(t *testing.T, what string, list func() []int) {
+	t.Helper()
 	deadline := time.Now().Add(watchdog)
 	for time.Now().Before(deadline) {
-		if len(pidsWith(s)) == 0 {
+		if len(list()) == 0 {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	pids := pidsWith(s)
-	for _, p := range pids {
+	var left []string
+	for _, p := range list() {
+		b, _ := cmdline(strconv.Itoa(p))
+		left = append(left, fmt.Sprintf("%d %q", p, b))
 		syscall.Kill(p, syscall.SIGKILL)
 	}
-	t.Fatalf("processes left behind with %q in their command line: %v", s, pids)
+	t.Fatalf("%s left behind: %s", what, strings.Join(left, ", "))
 }
 
 // waitFor polls cond until it holds or the watchdog fires.
