@@ -122,7 +122,7 @@ func TestSandboxBurst(t *testing.T) {
 	first := s.c.exec(map[string]any{"command": burstCommand(1, m, s.outside)})
 	tmp := burstTmp(t, first.Output)
 	checkBurst(t, 1, first.Output, first.ExitCode, tmp, describe(first))
-	readySpare(t, s)
+	readyAhead(t, s)
 	fds := countFds(s.c.cmd.Process.Pid)
 	for i := 2; i <= burstSize; i++ {
 		if i%20 == 0 {
@@ -137,7 +137,7 @@ func TestSandboxBurst(t *testing.T) {
 	noneLeft(t, m)
 	noneLeft(t, held)
 	noneLeftBy(t, "processes with the helper's tag", func() []int { return taggedBy(s.c.cmd.Process.Pid) })
-	readySpare(t, s)
+	readyAhead(t, s)
 	waitFor(t, fmt.Sprintf("the helper's files back to %d", fds), func() bool { return countFds(s.c.cmd.Process.Pid) <= fds })
 	checkTreeEnds(t, s.c.cmd.Process.Pid, s.root, stopClean(s.c))
 }
@@ -201,7 +201,7 @@ func checkTreeEnds(t *testing.T, pid int, root string, stop func() error) {
 	t.Helper()
 	tree := descendants(pid)
 	for p := range tree {
-		if b, _ := cmdline(strconv.Itoa(p)); !strings.Contains(string(b), "\x00--spare") {
+		if b, _ := cmdline(strconv.Itoa(p)); !isSpare(string(b)) {
 			t.Errorf("the helper still runs %d, which is no spare: %q", p, b)
 		}
 	}
@@ -294,4 +294,14 @@ func stillAlive(tree map[int]uint64) []int {
 		}
 	}
 	return out
+}
+
+// isSpare tells a spare's command line: a trampoline's (--spare), or the
+// exec stub's waiting for its command (its last step w).
+func isSpare(cmdline string) bool {
+	if strings.HasPrefix(cmdline, "termhelper-exec\x00") {
+		words := strings.Split(strings.TrimSuffix(cmdline, "\x00"), "\x00")
+		return len(words) > 2 && words[len(words)-2] == "w"
+	}
+	return strings.Contains(cmdline, "\x00--spare")
 }

@@ -191,7 +191,10 @@ func lastWins(env []string) []string {
 func (l *Launch) Go() (int, error) {
 	s := &l.sys
 	if s.stubSpare { // it becomes the command: its pid is the command's
-		if err := s.send(s.handed, s.handedFiles); err != nil {
+		err := s.send(s.handed, s.handedFiles)
+		s.handed, s.handedFiles = nil, [3]*os.File{}
+		s.ctl.Close() // nothing more goes to the stub, nor comes from it
+		if err != nil {
 			return 0, fmt.Errorf("%w: %w", platform.ErrSpareGone, err)
 		}
 		return s.cmd.Process.Pid, nil
