@@ -300,14 +300,15 @@ func stillAlive(tree map[int]uint64) []int {
 	return out
 }
 
-// isSpare tells a spare's command line: a trampoline's (--spare), or the
-// exec stub's waiting for its command (its last step w).
+// isSpare tells what the helper makes ahead by its command line: a
+// spare, a trampoline's (--spare) or the exec stub's waiting for its
+// command (its last step w), or a holder making namespaces (--holder).
 func isSpare(cmdline string) bool {
 	if strings.HasPrefix(cmdline, "termhelper-exec\x00") {
 		words := strings.Split(strings.TrimSuffix(cmdline, "\x00"), "\x00")
 		return len(words) > 2 && words[len(words)-2] == "w"
 	}
-	return strings.Contains(cmdline, "\x00--spare")
+	return strings.HasSuffix(cmdline, "\x00--spare\x00") || strings.HasSuffix(cmdline, "\x00--holder\x00")
 }
 
 // fdTargets is what pid's descriptors name.

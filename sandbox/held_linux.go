@@ -33,6 +33,7 @@ var held struct {
 	sync.Mutex
 	ns     *heldNS
 	making bool
+	made   chan struct{} // closed when the namespaces being made are
 	off    bool
 }
 
@@ -85,7 +86,7 @@ func heldFor(p Plan) *heldNS {
 		held.Unlock()
 		return ns
 	}
-	held.making = true
+	held.making, held.made = true, make(chan struct{})
 	held.Unlock()
 	if !heldSync {
 		go makeHeld(p)
@@ -95,6 +96,27 @@ func heldFor(p Plan) *heldNS {
 	held.Lock()
 	defer held.Unlock()
 	return usableHeld(p)
+}
+
+// heldForSpare is heldFor for a spare, made off any command's path: it
+// waits for namespaces being made, for the spare that follows a plan's
+// first command.
+func heldForSpare(p Plan) *heldNS {
+	if ns := heldFor(p); ns != nil {
+		return ns
+	}
+	held.Lock()
+	made := held.made
+	making := held.making
+	held.Unlock()
+	if !making {
+		return nil
+	}
+	select {
+	case <-made:
+	case <-time.After(handoffWait):
+	}
+	return heldFor(p)
 }
 
 // usableHeld takes the namespaces held if they are p's and still hold;
@@ -120,6 +142,7 @@ func makeHeld(p Plan) {
 	ns, err := newHeld(p)
 	held.Lock()
 	held.making = false
+	close(held.made)
 	var old *heldNS
 	switch {
 	case err == nil && !held.off:

@@ -60,7 +60,7 @@ func PrepareSpare(p Plan) (*Launch, error) {
 		return nil, err
 	}
 	if heldOn() { // a stub in the held namespaces, or none until they are made
-		if l.sys.held = heldFor(p); l.sys.held == nil {
+		if l.sys.held = heldForSpare(p); l.sys.held == nil {
 			l.Abort()
 			return nil, ErrNoSpare
 		}
