@@ -231,6 +231,7 @@ func runHolder(p Plan, flags uintptr) ([]int, error) {
 		return nil, err
 	}
 	defer ctl.Close()
+	defer theirs.Close() // closed at the start already, unless it failed
 	w := wire{Plan: p, Namespaces: true, NSFlags: flags, HelperNS: helperNS(), CtlFD: 3}
 	plan, _ := json.Marshal(w)
 	cmd := exec.Command("/proc/self/exe", "termhelper", Command, string(plan), holderArg)
