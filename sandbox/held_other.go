@@ -1,0 +1,6 @@
+//go:build !linux
+
+package sandbox
+
+// UseHeldNamespaces does nothing here: namespaces are Linux's.
+func UseHeldNamespaces(bool) {}
