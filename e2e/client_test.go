@@ -502,13 +502,19 @@ func noneLeftBy(t *testing.T, what string, list func() []int) {
 // waitFor polls cond until it holds or the watchdog fires.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(watchdog)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !eventually(cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
+}
+
+// eventually is whether cond holds within the watchdog.
+func eventually(cond func() bool) bool {
+	for deadline := time.Now().Add(watchdog); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }
 
 // gated returns command made to wait until open is called before it

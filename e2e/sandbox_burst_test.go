@@ -323,16 +323,6 @@ func fdTargets(pid int) []string {
 	return out
 }
 
-// eventually is whether ok holds within the watchdog.
-func eventually(ok func() bool) bool {
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if ok() {
-			return true
-		}
-	}
-	return ok()
-}
-
 // settled waits until the helper is at rest between commands: its spare
 // made, confined and waiting for a command (in recvmsg), and the spare's
 // network listener taken by the helper; where it holds namespaces, the

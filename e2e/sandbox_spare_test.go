@@ -42,11 +42,9 @@ func readySpare(t *testing.T, s confined) (pid int, ns string) {
 // heldNamespaces lists the mount namespaces the helper holds: those made
 // for its next commands, and a running command's own.
 func heldNamespaces(c *client) []string {
-	dir := "/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/fd/"
-	entries, _ := os.ReadDir(dir)
 	var out []string
-	for _, e := range entries {
-		if l, err := os.Readlink(dir + e.Name()); err == nil && strings.HasPrefix(l, "mnt:[") {
+	for _, fd := range fdTargets(c.cmd.Process.Pid) {
+		if _, l, _ := strings.Cut(fd, "="); strings.HasPrefix(l, "mnt:[") {
 			out = append(out, l)
 		}
 	}

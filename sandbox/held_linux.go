@@ -270,16 +270,10 @@ func receiveHeld(ctl *os.File) ([]int, error) {
 	}
 	fds, perr := passedFDs(oob[:oobn])
 	if buf[0] != 'y' || perr != nil || len(fds) == 0 {
-		closeFDs(fds)
+		closeAll(fds)
 		return nil, fmt.Errorf("the holder could not make the namespaces: %s", bytes.TrimPrefix(buf[:n], []byte("n")))
 	}
 	return fds, nil
-}
-
-func closeFDs(fds []int) {
-	for _, fd := range fds {
-		unix.Close(fd)
-	}
 }
 
 // prepare makes the stub's steps after entering: the confine of a fresh
