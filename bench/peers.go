@@ -39,19 +39,15 @@ func measurePeers(e *env, dir string, res *result) error {
 		return err
 	}
 	defer off.close()
-	on, err := spawn(e)
+	on, st, err := spawnSandboxed(e)
 	if err != nil {
 		return err
 	}
-	defer on.close()
-	st, err := sandboxOf(on)
-	if err != nil {
-		return err
-	}
-	if st.Mode == "off" {
+	if on == nil {
 		res.note("peers: skipped: no sandbox on this machine")
 		return nil
 	}
+	defer on.close()
 	n := e.reps(100, 10)
 	s, err := inBlocks([]timed{p.way("pty"), p.way("spawn"), echoHi(off), echoHi(on)}, n, block, block, 0)
 	if err != nil {
