@@ -7,14 +7,17 @@ func newConfiner(p Plan) platform.Confiner { return spareConfiner{confiner{p}} }
 
 type spareConfiner struct{ confiner }
 
-// PrepareSpare prepares a spare and reads the plan's footprint, before
-// the spare reads the places.
+// PrepareSpare reads the plan's footprint, then prepares a spare: before
+// the spare reads the places, and before the held namespaces a stub
+// spare starts in are found still to hold, so that a place changed in
+// between fails one check or the other.
 func (c spareConfiner) PrepareSpare() (platform.SpareLaunch, error) {
+	footprint := FootprintOf(c.plan)
 	l, err := PrepareSpare(c.plan)
 	if err != nil {
 		return nil, err
 	}
-	return spareLaunch{launch{l}, FootprintOf(c.plan)}, nil
+	return spareLaunch{launch{l}, footprint}, nil
 }
 
 // SpareIsCheap: a spare in held namespaces is the stub, an execve and its
