@@ -325,8 +325,8 @@ func fdTargets(pid int) []string {
 
 // settled waits until the helper is at rest between commands: its spare
 // made, confined and waiting for a command (in recvmsg), and the spare's
-// network listener taken by the helper; where it holds namespaces, the
-// spare's own too. Its descriptors are then the same after any number of
+// network listener taken by the helper; where the spare is the exec stub,
+// its own namespaces too. Its descriptors are then the same after any number of
 // commands.
 func settled(t *testing.T, s confined) {
 	t.Helper()
@@ -337,8 +337,8 @@ func settled(t *testing.T, s confined) {
 			sc, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", p))
 			if isSpare(string(b)) && strings.HasPrefix(string(sc), strconv.Itoa(syscall.SYS_RECVMSG)+" ") {
 				targets := strings.Join(fdTargets(helper), " ")
-				held := len(heldNamespaces(s.c)) > 0
-				return strings.Contains(targets, "seccomp notify") && (!held || strings.Contains(targets, "ipc:["))
+				stub := strings.HasPrefix(string(b), "termhelper-exec\x00")
+				return strings.Contains(targets, "seccomp notify") && (!stub || strings.Contains(targets, "ipc:["))
 			}
 		}
 		return false
