@@ -144,9 +144,6 @@ func limitProcs(cg *treeCgroup, launch Launch, max int) {
 	cg.mu.Unlock()
 	v := []byte(strconv.Itoa(max))
 	if os.WriteFile(filepath.Join(cg.dir(), "pids.max"), v, 0) == nil {
-		if c, ok := launch.(cgroupCapper); ok {
-			c.CgroupCaps()
-		}
 		return
 	}
 	container := v1Dir()
@@ -172,9 +169,6 @@ func limitProcs(cg *treeCgroup, launch Launch, max int) {
 		j.JoinCgroup(dir)
 	}
 }
-
-// cgroupCapper is a Launch told that the tree's own cgroup caps it.
-type cgroupCapper interface{ CgroupCaps() }
 
 // cgroupJoiner is a Launch whose process joins the cgroup at dir before it
 // confines itself (the sandbox trampoline).

@@ -21,12 +21,8 @@ func (c spareConfiner) PrepareSpare() (platform.SpareLaunch, error) {
 }
 
 // SpareIsCheap: a spare in held namespaces is the stub, an execve and its
-// steps; a trampoline starts a Go runtime. Where the process cap may rest
-// on RLIMIT_NPROC (an ordinary user), a spare may be a trampoline: it is
-// made as one is.
-func (c spareConfiner) SpareIsCheap() bool {
-	return heldOn() && (c.plan.MaxProcs == 0 || !CountsProcesses())
-}
+// steps; a trampoline starts a Go runtime.
+func (c spareConfiner) SpareIsCheap() bool { return heldOn() }
 
 func (c spareConfiner) Same(o platform.Confiner) bool {
 	oc, ok := o.(spareConfiner)

@@ -277,14 +277,18 @@ func receiveHeld(ctl *os.File) ([]int, error) {
 }
 
 // prepare makes the stub's steps after entering: the confine of a fresh
-// trampoline for what is the command's own (ownMounts), then its
-// restrictions, in its order.
+// trampoline for what is the command's own (a user namespace where the
+// held ones have one, ownMounts), then its restrictions, in its order.
 func (ns *heldNS) prepare(flags uintptr, abi int) error {
 	writable, err := writablePlaces(ns.plan)
 	if err != nil {
 		return err
 	}
-	s := []string{"u", num(uint64(flags &^ unix.CLONE_NEWUSER))}
+	var s []string
+	if ns.user != nil {
+		s = []string{"U", num(uint64(ownProcessCap(ns.plan)))}
+	}
+	s = append(s, "u", num(uint64(flags&^unix.CLONE_NEWUSER)))
 	s = append(s, ownMounts(ns.plan, writable)...)
 	s = append(s, "c", num(rootKeepSet()), strconv.Itoa(lastCap()))
 	s = append(s, "l", num(handledFS(abi)), num(scopes(abi)), num(uint64(fileRights)))
@@ -348,8 +352,9 @@ func (ns *heldNS) apply(cmd *exec.Cmd, dir string, sock *os.File, joinV1, prog s
 	if ns.user != nil {
 		user = fd(ns.user)
 	}
-	args = append(args, "n", user, fd(ns.mnt), "d", dir)
+	args = append(args, "n", user, fd(ns.mnt))
 	args = append(args, ns.steps...)
+	args = append(args, "d", dir) // after the mounts, as a trampoline
 	if sock != nil {
 		args = append(args, "s", fd(sock), prog)
 	}

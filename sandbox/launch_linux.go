@@ -39,7 +39,6 @@ type sysLaunch struct {
 	// Go (the stub starts a command on its receipt).
 	handed      []byte
 	handedFiles [3]*os.File
-	cgCapped    bool // the tree's own cgroup caps its processes
 }
 
 // Prepare returns how to start argv confined as p says. It refuses a
@@ -96,11 +95,6 @@ func (l *Launch) Apply(cmd *exec.Cmd) {
 	}
 	s := &l.sys
 	s.cmd = cmd
-	if s.held != nil && s.w.MaxProcs > 0 && CountsProcesses() && s.w.PidsCgroup == "" && !s.cgCapped {
-		// The held user namespace is every command's: its RLIMIT_NPROC
-		// would count them all together. A trampoline makes one of its own.
-		s.releaseHeld()
-	}
 	if s.held != nil {
 		s.held.apply(cmd, dirOf(cmd), s.theirs, s.w.PidsCgroup, heldProgram(s.held.prog))
 		if s.ctlTheirs != nil { // a spare: its command comes over the socket
@@ -165,14 +159,6 @@ func (l *Launch) Abort() {
 		if f != nil {
 			f.Close()
 		}
-	}
-}
-
-// CgroupCaps tells the launch that the tree's own cgroup caps its
-// processes (platform's pids.max).
-func (l *Launch) CgroupCaps() {
-	if l != nil {
-		l.sys.cgCapped = true
 	}
 }
 

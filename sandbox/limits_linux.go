@@ -11,11 +11,11 @@ import (
 
 // What a confined command may consume: its tree's processes and its
 // temporary folder's size. The helper caps the tree in a cgroup where it
-// can (the platform's pids.max); the trampoline adds an RLIMIT_NPROC,
-// which bounds one tree only inside a user namespace of its own (the
-// kernel counts a user's processes per namespace) and binds no one as
-// root, and it mounts the temporary folder as a tmpfs of the plan's size
-// in its mount namespace.
+// can (the platform's pids.max); the trampoline or the exec stub adds an
+// RLIMIT_NPROC, which bounds one tree only inside a user namespace of its
+// own (the kernel counts a user's processes per namespace) and binds no
+// one as root, and it mounts the temporary folder as a tmpfs of the
+// plan's size in its mount namespace.
 
 // JoinCgroup has the trampoline join the v1 pids cgroup at dir before it
 // confines itself: a tree's process cap where cgroup v2 has no pids
@@ -33,6 +33,15 @@ func CountsProcesses() bool {
 	return os.Geteuid() != 0 && launchNamespaces(measured())&unix.CLONE_NEWUSER != 0
 }
 
+// ownProcessCap is the RLIMIT_NPROC a command of p sets in a user
+// namespace of its own; 0: none, where it would bind no one (root).
+func ownProcessCap(p Plan) int {
+	if p.MaxProcs <= 0 || os.Geteuid() == 0 {
+		return 0
+	}
+	return p.MaxProcs
+}
+
 // CapsTemp reports whether a confined command's temporary folder can be
 // capped here: it takes a mount namespace.
 func CapsTemp() bool { return launchNamespaces(measured()) != 0 }
@@ -46,10 +55,10 @@ func limitSelf(w wire) error {
 			return fmt.Errorf("joining the cgroup of the process limit: %w", err)
 		}
 	}
-	if w.MaxProcs <= 0 || !w.Namespaces || os.Geteuid() == 0 {
+	n := uint64(ownProcessCap(w.Plan))
+	if n == 0 || !w.Namespaces {
 		return nil
 	}
-	n := uint64(w.MaxProcs)
 	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: n, Max: n}); err != nil {
 		return fmt.Errorf("setting the process limit: %w", err)
 	}

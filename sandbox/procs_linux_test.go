@@ -73,6 +73,10 @@ func testAction(act string) int {
 			copy(mem, "tampered")
 			unix.SysvShmDetach(mem)
 		}
+	case "add-key":
+		_, err = unix.AddKey("user", arg, []byte("SECRET"), unix.KEY_SPEC_USER_KEYRING)
+	case "find-key":
+		_, err = unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "user", arg, 0)
 	case "chroot":
 		// chroot takes CAP_SYS_CHROOT; into / it changes nothing.
 		err = unix.Chroot("/")
@@ -132,6 +136,29 @@ func TestOtherProcessesAreOutOfReach(t *testing.T) {
 		unconfined := Plan{Mode: Off, Network: NetworkOpen, Root: w.root}
 		if got := act(t, w, unconfined, "environ:"+pid); got != "allowed" {
 			t.Fatalf("unconfined, the environment should read: %s", got)
+		}
+	})
+}
+
+// TestCommandsHaveUserKeyringsOfTheirOwn: a key one command puts in its
+// user keyring is not found by the next, where commands run in user
+// namespaces (the kernel keeps a user's keyring per namespace).
+func TestCommandsHaveUserKeyringsOfTheirOwn(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		if launchNamespaces(measured())&unix.CLONE_NEWUSER == 0 {
+			t.Skip("no user namespace in this set-up: root's commands have root's keyring")
+		}
+		w := newWorld(t)
+		p := w.plan(WorkspaceWrite)
+		key := "termhelper-test-" + strconv.Itoa(os.Getpid()) + "-" + v.name
+		if got := act(t, w, p, "add-key:"+key); got != "allowed" {
+			t.Skipf("a confined command cannot add a key here: %s", got)
+		}
+		if got := act(t, w, p, "find-key:"+key); !strings.HasPrefix(got, "denied") {
+			t.Errorf("the next command found the key the one before added: %s", got)
+		}
+		if _, err := unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "user", key, 0); err == nil {
+			t.Errorf("the key a command added is in the helper's user keyring")
 		}
 	})
 }

@@ -26,6 +26,14 @@
  *                                    namespace MNTFD, then close both
  *   d DIR                            chdir(DIR): entering a mount namespace
  *                                    leaves the process at its root
+ *   U NPROC                          enter a user namespace of its own
+ *                                    that maps only its own uid and gid
+ *                                    (setgroups denied), so that what
+ *                                    the kernel keeps per user in one
+ *                                    (the count of RLIMIT_NPROC, the
+ *                                    user keyring) is the command's
+ *                                    alone; then, NPROC > 0, set
+ *                                    RLIMIT_NPROC to NPROC
  *   u FLAGS                          unshare(FLAGS)
  *   m SOURCE TARGET FSTYPE FLAGS DATA mount; "-" is an empty FSTYPE or DATA
  *   c KEEP LASTCAP                   clear the ambient set; as root, drop
@@ -72,6 +80,7 @@ enum {
 	NR_mount = 165, NR_exit_group = 231, NR_openat = 257, NR_unshare = 272,
 	NR_seccomp = 317, NR_getpid = 39, NR_setns = 308, NR_chdir = 80,
 	NR_recvmsg = 47, NR_read = 0, NR_dup3 = 292, NR_ioctl = 16, NR_fcntl = 72,
+	NR_getegid = 108, NR_prlimit64 = 302,
 };
 
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f)
@@ -93,6 +102,7 @@ enum {
 	NR_mount = 40, NR_exit_group = 94, NR_openat = 56, NR_unshare = 97,
 	NR_seccomp = 277, NR_getpid = 172, NR_setns = 268, NR_chdir = 49,
 	NR_recvmsg = 212, NR_read = 63, NR_dup3 = 24, NR_ioctl = 29, NR_fcntl = 25,
+	NR_getegid = 177, NR_prlimit64 = 261,
 };
 
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f)
@@ -123,7 +133,7 @@ enum {
 
 enum {
 	O_WRONLY = 1,
-	O_PATH = 010000000, O_CLOEXEC = 02000000, O_NOFOLLOW = 0400000,
+	O_PATH = 010000000, O_CLOEXEC = 02000000,
 	AT_FDCWD = -100, S_IFMT = 0170000, S_IFDIR = 0040000,
 	PR_CAPBSET_READ = 23, PR_CAPBSET_DROP = 24, PR_SET_NO_NEW_PRIVS = 38,
 	PR_CAP_AMBIENT = 47, PR_CAP_AMBIENT_CLEAR_ALL = 4,
@@ -133,8 +143,14 @@ enum {
 	CLONE_NEWNS = 0x00020000, CLONE_NEWUSER = 0x10000000,
 	SOL_SOCKET = 1, SCM_RIGHTS = 1, MSG_CMSG_CLOEXEC = 0x40000000,
 	TIOCSCTTY = 0x540E, F_SETFD = 2,
-	E_NOENT = 2, E_INTR = 4, E_INVAL = 22,
+	E_NOENT = 2, E_INTR = 4, E_INVAL = 22, RLIMIT_NPROC = 6,
 };
+
+#if defined(__x86_64__)
+enum { O_NOFOLLOW = 0400000 };
+#else
+enum { O_NOFOLLOW = 0100000 };
+#endif
 
 /* The kernel's struct stat differs by architecture; only st_mode is read,
  * from an offset each knows. */
@@ -273,18 +289,63 @@ static void step_mount(struct args *a)
 	check(sys6(NR_mount, (i64)src, (i64)dst, (i64)fstype, (i64)flags, (i64)data, 0), "mounting", dst);
 }
 
+/* decimal writes n in decimal ending at end and returns where it starts */
+static char *decimal(u64 n, char *end)
+{
+	do
+		*--end = (char)('0' + n % 10);
+	while (n /= 10);
+	return end;
+}
+
+/* write_file writes n bytes of s to the file at path; what says what
+ * failed. */
+static void write_file(const char *path, const char *s, u64 n, const char *what)
+{
+	i64 fd = sys6(NR_openat, AT_FDCWD, (i64)path, O_WRONLY | O_CLOEXEC, 0, 0, 0);
+	check(fd, what, path);
+	check(sys(NR_write, fd, s, n), what, path);
+	sys(NR_close, fd, 0, 0);
+}
+
 static void step_join(struct args *a)
 {
 	const char *file = next(a);
-	char buf[24], *p = buf + sizeof buf;
-	u64 pid = (u64)sys(NR_getpid, 0, 0, 0);
-	do
-		*--p = (char)('0' + pid % 10);
-	while (pid /= 10);
-	i64 fd = sys6(NR_openat, AT_FDCWD, (i64)file, O_WRONLY | O_CLOEXEC, 0, 0, 0);
-	check(fd, "joining the cgroup of the process limit:", file);
-	check(sys(NR_write, fd, p, buf + sizeof buf - p), "joining the cgroup of the process limit:", file);
-	sys(NR_close, fd, 0, 0);
+	char buf[24], *p = decimal((u64)sys(NR_getpid, 0, 0, 0), buf + sizeof buf);
+	write_file(file, p, (u64)(buf + sizeof buf - p), "joining the cgroup of the process limit:");
+}
+
+/* write_map maps id, as the namespace it was made in knows it, to itself
+ * in the namespace's map at path */
+static void write_map(const char *path, u64 id)
+{
+	char buf[64], *end = buf + sizeof buf, *p = end;
+	*--p = '\n';
+	p = decimal(1, p);
+	*--p = ' ';
+	p = decimal(id, p);
+	*--p = ' ';
+	p = decimal(id, p);
+	write_file(path, p, (u64)(end - p), "mapping its ids in its own user namespace:");
+}
+
+static void step_user(struct args *a)
+{
+	u64 nproc = number(next(a));
+	u64 uid = (u64)sys(NR_geteuid, 0, 0, 0), gid = (u64)sys(NR_getegid, 0, 0, 0);
+	check(sys(NR_unshare, CLONE_NEWUSER, 0, 0), "entering a user namespace of its own", 0);
+	i64 fd = sys6(NR_openat, AT_FDCWD, (i64)"/proc/self/setgroups", O_WRONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd != -E_NOENT) { /* before Linux 3.19 there is no such file */
+		check(fd, "denying setgroups in its own user namespace", 0);
+		check(sys(NR_write, fd, "deny", 4), "denying setgroups in its own user namespace", 0);
+		sys(NR_close, fd, 0, 0);
+	}
+	write_map("/proc/self/uid_map", uid);
+	write_map("/proc/self/gid_map", gid);
+	if (nproc) {
+		u64 lim[2] = { nproc, nproc };
+		check(sys6(NR_prlimit64, 0, RLIMIT_NPROC, (i64)lim, 0, 0, 0), "setting the process limit", 0);
+	}
 }
 
 static void step_enter(struct args *a)
@@ -523,6 +584,8 @@ static void run(struct args a, char **envp)
 		else if (same(s, "x"))
 			for (;;)
 				sys(NR_exit_group, 0, 0, 0);
+		else if (same(s, "U"))
+			step_user(&a);
 		else if (same(s, "u"))
 			check(sys(NR_unshare, number(next(&a)), 0, 0), "entering namespaces of its own", 0);
 		else if (same(s, "m"))
