@@ -101,6 +101,25 @@ func TestAMissingHooksFolderIsMadeAndProtected(t *testing.T) {
 	})
 }
 
+// TestTheStartingFolderIsConfinedToo: a command that starts in a folder
+// the sandbox protects or hides sees it as the sandbox does, not as it
+// was before the mounts.
+func TestTheStartingFolderIsConfinedToo(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		w := newWorld(t)
+		p := w.plan(WorkspaceWrite)
+		hooks := filepath.Join(w.root, ".git", "hooks")
+		r := runArgvIn(t, p, w.env(), hooks, "/bin/sh", "-c", "echo evil > pre-commit; true")
+		if v.force != "none" && exists(filepath.Join(hooks, "pre-commit")) {
+			t.Errorf("a hook was written from within .git/hooks: %s", r.out)
+		}
+		r = runArgvIn(t, p, w.env(), filepath.Join(w.home, ".ssh"), "/bin/sh", "-c", "cat id_rsa")
+		if strings.Contains(r.out, "SECRET") {
+			t.Errorf("a secret was read from within ~/.ssh: %s", r.out)
+		}
+	})
+}
+
 func TestSecretsReadAsNothing(t *testing.T) {
 	eachVariant(t, func(t *testing.T, v variant) {
 		w := newWorld(t)

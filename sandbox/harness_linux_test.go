@@ -171,11 +171,19 @@ type result struct {
 	denied []Denial
 }
 
-// runArgv runs argv as p says, on pipes, with env, and waits for it.
+// runArgv runs argv as p says, on pipes, with env, and waits for it. It
+// starts in /: the scripts name their paths, and a missing root must not
+// stop the start.
 func runArgv(t testing.TB, p Plan, env []string, argv ...string) result {
 	t.Helper()
+	return runArgvIn(t, p, env, "/", argv...)
+}
+
+// runArgvIn is runArgv starting in dir.
+func runArgvIn(t testing.TB, p Plan, env []string, dir string, argv ...string) result {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env, cmd.Dir = env, "/" // the scripts name their paths: a missing root must not stop the start
+	cmd.Env, cmd.Dir = env, dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

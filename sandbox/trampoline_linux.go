@@ -101,10 +101,7 @@ func confine(w wire) error {
 		return err
 	}
 	if w.Namespaces {
-		if ns := mountNamespace(); ns == 0 || ns == w.HelperNS {
-			return errors.New("the trampoline is not in a mount namespace of its own")
-		}
-		if err := mountPlan(w.Plan, writable); err != nil {
+		if err := mountAndReenter(w, writable); err != nil {
 			return err
 		}
 	}
@@ -119,6 +116,26 @@ func confine(w wire) error {
 		return err
 	}
 	return filterAndSend(w)
+}
+
+// mountAndReenter makes the plan's mounts, then enters the folder it
+// started in once more by its path: a folder under a place the mounts
+// hide or make read-only is seen as they left it, not as it was.
+func mountAndReenter(w wire, writable []string) error {
+	if ns := mountNamespace(); ns == 0 || ns == w.HelperNS {
+		return errors.New("the trampoline is not in a mount namespace of its own")
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("reading the command's folder: %w", err)
+	}
+	if err := mountPlan(w.Plan, writable); err != nil {
+		return err
+	}
+	if err := unix.Chdir(dir); err != nil {
+		return fmt.Errorf("entering the command's folder %s: %w", dir, err)
+	}
+	return nil
 }
 
 // writablePlaces are the real paths the command may write, as the mode
