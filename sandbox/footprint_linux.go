@@ -4,19 +4,23 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // A Footprint is what confining by a plan depends on besides the plan
-// itself: what lies at each of its paths. A spare confines a command as a
-// fresh trampoline would only while the footprint it was started with
-// holds: a secret place made since, a protected file replaced, a cache
-// that appeared, the root moved.
+// itself: what lies at each of its paths, and the helper's mounts. A
+// spare, or namespaces held, confine a command as a fresh trampoline
+// would only while the footprint they were made with holds: a secret
+// place made since, a protected file replaced, a cache that appeared, the
+// root moved, a file system mounted or unmounted on the host (a
+// trampoline's mount namespace is a copy of the helper's as it is then).
 type Footprint struct {
-	there []pathAt   // each path there (device, inode and type) or missing for another reason
-	gone  []goneFrom // the paths missing, by the nearest folder above them that is there
+	there  []pathAt   // each path there (device, inode and type) or missing for another reason
+	gone   []goneFrom // the paths missing, by the nearest folder above them that is there
+	mounts uint64     // mountGeneration when it was read
 }
 
 // pathAt is what lay at a path.
@@ -35,6 +39,7 @@ type goneFrom struct {
 // and the parent of each folder protect makes if its parent is there.
 func FootprintOf(p Plan) Footprint {
 	fl := filing{groups: map[string]int{}, nearest: map[string]string{}, missing: map[string]bool{}}
+	fl.f.mounts = mountGeneration()
 	for _, list := range [][]string{{p.Root, p.TempDir}, p.Writable, p.Protect, p.Hide} {
 		for _, path := range list {
 			fl.add(path)
@@ -115,8 +120,12 @@ func (fl *filing) group(dir string) int {
 	return i
 }
 
-// Holds tells whether every path lies as it did.
+// Holds tells whether every path lies as it did, and nothing was mounted
+// or unmounted since.
 func (f Footprint) Holds() bool {
+	if mountGeneration() != f.mounts {
+		return false
+	}
 	for _, at := range f.there {
 		if state, _ := footprintState(at.path, false); state != at.state {
 			return false
@@ -172,4 +181,32 @@ func nearestThere(path string) string {
 			return ""
 		}
 	}
+}
+
+// mounts watches the helper's mount table: the kernel marks its
+// mountinfo readable with POLLPRI once a mount or an unmount changed it
+// since the last poll. The descriptor is the system's, not an *os.File:
+// Go's poller would take the mark in its own polls.
+var mounts struct {
+	sync.Mutex
+	table  int
+	opened bool
+	gen    uint64
+}
+
+// mountGeneration counts the changes to the helper's mount table seen so
+// far. Where the table cannot be watched it stays 0.
+func mountGeneration() uint64 {
+	mounts.Lock()
+	defer mounts.Unlock()
+	if !mounts.opened {
+		fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		mounts.table, mounts.opened = fd, err == nil
+		return mounts.gen
+	}
+	fds := []unix.PollFd{{Fd: int32(mounts.table), Events: unix.POLLPRI}}
+	if n, _ := unix.Poll(fds, 0); n > 0 && fds[0].Revents&(unix.POLLPRI|unix.POLLERR) != 0 {
+		mounts.gen++
+	}
+	return mounts.gen
 }

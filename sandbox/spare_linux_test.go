@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestFootprintChangesWithWhatLiesAtThePlansPaths(t *testing.T) {
@@ -135,5 +137,40 @@ func TestFootprintDoesNotTrustAFolderJustChanged(t *testing.T) {
 	noRacyWindow(t)
 	if f := FootprintOf(p); len(f.gone) != 1 {
 		t.Errorf("nothing is tested: the folder holds no missing paths outside the window: %+v", f.gone)
+	}
+}
+
+// mountTmpfs mounts a tmpfs at dir in the test's mount namespace until
+// the test ends, or skips where this process may not mount.
+func mountTmpfs(t *testing.T, dir string) {
+	t.Helper()
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
+		t.Skipf("mounting a tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+}
+
+func TestFootprintChangesWithTheHelpersMounts(t *testing.T) {
+	dir := t.TempDir()
+	p := Plan{Mode: WorkspaceWrite, Root: dir, TempDir: dir}
+	mnt := filepath.Join(dir, "mnt")
+	os.Mkdir(mnt, 0o755)
+	before := FootprintOf(p)
+	if !before.Holds() {
+		t.Fatal("the footprint changed with nothing changed")
+	}
+	mountTmpfs(t, mnt)
+	if before.Holds() {
+		t.Error("a file system mounted on the host did not change the footprint")
+	}
+	before = FootprintOf(p)
+	if !before.Holds() {
+		t.Fatal("the footprint changed with nothing changed after a mount")
+	}
+	if err := unix.Unmount(mnt, 0); err != nil {
+		t.Fatal(err)
+	}
+	if before.Holds() {
+		t.Error("a file system unmounted on the host did not change the footprint")
 	}
 }
