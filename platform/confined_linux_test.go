@@ -182,7 +182,13 @@ func mountNamespace(t *testing.T, pid int) string {
 // pipes (with a line of input), ended at the test's end.
 func startConfinedOn(t *testing.T, plan *sandbox.Plan, pty bool, script string, env ...string) *platform.Process {
 	t.Helper()
-	spec := platform.Spec{Argv: platform.ShellArgv("/bin/bash", script), Dir: plan.Root, Env: append(os.Environ(), env...),
+	return startArgvOn(t, plan, pty, platform.ShellArgv("/bin/bash", script), env...)
+}
+
+// startArgvOn is startConfinedOn for argv.
+func startArgvOn(t *testing.T, plan *sandbox.Plan, pty bool, argv []string, env ...string) *platform.Process {
+	t.Helper()
+	spec := platform.Spec{Argv: argv, Dir: plan.Root, Env: append(os.Environ(), env...),
 		PTY: pty, Tag: "spare-" + t.Name(), Confine: plan.Confiner()}
 	if !pty {
 		spec.Stdin = []byte("from stdin\n")
@@ -273,6 +279,23 @@ func TestACommandOnPipesRunsOnTheSpare(t *testing.T) {
 		}
 		out, errOut := finish(t, p)
 		if out != "from stdin\nSPARE_VAR=the request's\n"+ns+"\n" || errOut != "in "+plan.Root+"\n" {
+			t.Fatalf("stdout %q, stderr %q", out, errOut)
+		}
+	})
+}
+
+// An empty word in argv, or an empty variable, reaches the command on
+// the spare as it is.
+func TestEmptyWordsReachTheCommandOnTheSpare(t *testing.T) {
+	eachSpare(t, func(t *testing.T, kind string) {
+		plan := confinedPlan(t)
+		pid := readySpare(t, plan, kind)
+		argv := []string{"/bin/bash", "-c", `printf '[%s]' "$@"; printf '<%s>' "$EMPTY_VAR" "${EMPTY_VAR+set}"`, "bash", "", "x", ""}
+		p := startArgvOn(t, plan, false, argv, "EMPTY_VAR=")
+		if by := platform.StartedBy(p); by != pid {
+			t.Fatalf("the command was started by %d, not by the spare %d", by, pid)
+		}
+		if out, errOut := finish(t, p); out != "[][x][]<><set>" {
 			t.Fatalf("stdout %q, stderr %q", out, errOut)
 		}
 	})

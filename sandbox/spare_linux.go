@@ -137,9 +137,10 @@ func (s *sysLaunch) handoff(h platform.Handoff) ([]byte, error) {
 }
 
 // stubHandoff is the command as the stub reads it: the terminal's flag,
-// the folder, argv, an empty word, the environment (each variable's last
-// value, once, as os/exec leaves it), each word ending with a NUL. The
-// stub looks nothing up in PATH, and a NUL inside a word would split it.
+// the folder, the number of argv's words, argv, the environment (each
+// variable's last value, once, as os/exec leaves it), each word ending
+// with a NUL. The stub looks nothing up in PATH, and a NUL inside a word
+// would split it.
 func stubHandoff(h platform.Handoff) ([]byte, error) {
 	if len(h.Argv) == 0 || !filepath.IsAbs(h.Argv[0]) {
 		return nil, errors.New("sandbox: the stub runs a program named by its path only")
@@ -152,7 +153,7 @@ func stubHandoff(h platform.Handoff) ([]byte, error) {
 	if h.Ctty {
 		b[0] = '1'
 	}
-	for _, w := range slices.Concat([]string{h.Dir}, h.Argv, []string{""}, env) {
+	for _, w := range slices.Concat([]string{h.Dir, strconv.Itoa(len(h.Argv))}, h.Argv, env) {
 		if strings.IndexByte(w, 0) >= 0 {
 			return nil, errors.New("sandbox: a NUL in the command")
 		}

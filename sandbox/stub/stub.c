@@ -61,10 +61,10 @@
  * Numbers are decimal. Every descriptor the stub opens is close-on-exec.
  *
  * A spare's command is one datagram: '1' (its standard input is a
- * terminal, to be the session's) or '0', its folder, then each word of
- * its argv, an empty word, then each variable of its environment, all
- * ending with a NUL; its standard input, output and error come beside it
- * as rights.
+ * terminal, to be the session's) or '0', its folder, the number of words
+ * of its argv (decimal), each of them, then each variable of its
+ * environment, all ending with a NUL; its standard input, output and
+ * error come beside it as rights.
  */
 
 typedef unsigned long u64;
@@ -528,17 +528,22 @@ static char **read_command(int ctl, char ***env, const char **dir, int *ctty)
 	*ctty = msg[0] == '1';
 	*dir = msg + 1;
 	char *p = msg + 1 + slen(msg + 1) + 1, *end = msg + n;
-	int w = 0, argc = -1;
-	while (p < end && w < (int)(sizeof words / sizeof words[0]) - 2) {
-		if (!*p && argc < 0) {
-			argc = w;
+	if (p >= end)
+		return 0;
+	u64 argc = number(p);
+	p += slen(p) + 1;
+	if (argc == 0 || argc > MAXWORDS)
+		return 0;
+	u64 w = 0;
+	for (; p < end && w < sizeof words / sizeof words[0] - 2; p += slen(p) + 1) {
+		if (w == argc)
 			words[w++] = 0;
-		} else
-			words[w++] = p;
-		p += slen(p) + 1;
+		words[w++] = p;
 	}
+	if (w == argc)
+		words[w++] = 0;
 	words[w] = 0;
-	if (argc <= 0 || p < end)
+	if (w <= argc || p < end)
 		return 0;
 	*env = words + argc + 1;
 	return words;
