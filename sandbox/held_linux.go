@@ -372,7 +372,14 @@ var stubFile = sync.OnceValues(func() (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a memory file for the exec stub: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), "termhelper-exec")
+	// Above the descriptors a child is given (and those its start moves
+	// aside): the child executes /proc/self/fd/N after they are placed.
+	high, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, stubFD)
+	unix.Close(fd)
+	if err != nil {
+		return nil, fmt.Errorf("a descriptor for the exec stub: %w", err)
+	}
+	f := os.NewFile(uintptr(high), "termhelper-exec")
 	if _, err := f.Write(stubProgram); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("writing the exec stub: %w", err)
@@ -384,6 +391,9 @@ var stubFile = sync.OnceValues(func() (*os.File, error) {
 	}
 	return f, nil
 })
+
+// stubFD is the least descriptor the stub's memory file may have.
+const stubFD = 100
 
 func num(n uint64) string { return strconv.FormatUint(n, 10) }
 

@@ -66,6 +66,7 @@ func Prepare(p Plan, argv []string) (*Launch, error) {
 	if p.Network != NetworkOpen {
 		var err error
 		if l.sys.mine, l.sys.theirs, err = listenerPair(); err != nil {
+			l.sys.releaseHeld()
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
 	}
