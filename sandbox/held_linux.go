@@ -14,7 +14,6 @@ import (
 	"time"
 	"unsafe"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"github.com/termhelper/termhelper/platform"
 	"golang.org/x/sys/unix"
 )
@@ -289,10 +288,10 @@ func (ns *heldNS) prepare(flags uintptr, abi int) error {
 		s = []string{"U", num(uint64(ownProcessCap(ns.plan)))}
 	}
 	s = append(s, "u", num(uint64(flags&^unix.CLONE_NEWUSER)))
-	s = append(s, ownMounts(ns.plan, writable)...)
+	s = append(s, mountSteps(ownMounts(ns.plan, writable))...)
 	s = append(s, "c", num(rootKeepSet()), strconv.Itoa(lastCap()))
 	s = append(s, "l", num(handledFS(abi)), num(scopes(abi)), num(uint64(fileRights)))
-	s = append(s, rules(writable)...)
+	s = append(s, ruleSteps(append([]fileRule{readAllRule}, placeRules(writable)...))...)
 	ns.steps = append(s, "L")
 	if ns.plan.Network == NetworkOpen {
 		return nil
@@ -397,31 +396,13 @@ const stubFD = 100
 
 func num(n uint64) string { return strconv.FormatUint(n, 10) }
 
-// ownMounts are the stub's mounts, as ownShm, ownTerminals and capTemp
-// make them, where the places are.
-func ownMounts(p Plan, writable []string) []string {
+// mountSteps are the stub's steps for ms.
+func mountSteps(ms []ownMount) []string {
 	var s []string
-	mount := func(src, dst, fstype string, flags uintptr, data string) {
-		s = append(s, "m", src, dst, orDash(fstype), num(uint64(flags)), orDash(data))
-	}
-	if isDir("/dev/shm") {
-		mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777")
-	}
-	if isDir("/dev/pts") {
-		mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
-		if _, err := os.Stat("/dev/ptmx"); err == nil {
-			mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, "")
-		}
-	}
-	if p.TempBytes > 0 && len(writable) > 0 {
-		mount("tmpfs", writable[0], "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700,size="+strconv.FormatInt(p.TempBytes, 10))
+	for _, m := range ms {
+		s = append(s, "m", m.src, m.dst, orDash(m.fstype), num(uint64(m.flags)), orDash(m.data))
 	}
 	return s
-}
-
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.IsDir()
 }
 
 func orDash(s string) string {
@@ -431,21 +412,15 @@ func orDash(s string) string {
 	return s
 }
 
-// rules are restrictFiles' rules where namespaces hid the secret places:
-// reads everywhere, writes to the writable places, the terminal's
-// devices. The temporary folder, the stub's own mount, must be there; a
-// device or a writable place gone since is no loss.
-func rules(writable []string) []string {
-	s := []string{"r", "/", num(uint64(readRights)), "1", "0"}
-	for i, w := range writable {
+// ruleSteps are the stub's steps for rules.
+func ruleSteps(rules []fileRule) []string {
+	var s []string
+	for _, r := range rules {
 		required := "0"
-		if i == 0 {
+		if r.required {
 			required = "1"
 		}
-		s = append(s, "r", w, num(uint64(readRights|writeRights|ll.AccessFSIoctlDev)), required, "0")
+		s = append(s, "r", r.path, num(r.access), required, "0")
 	}
-	for _, d := range devices {
-		s = append(s, "r", d, num(uint64(deviceRights)), "0", "0")
-	}
-	return append(s, "r", "/dev/shm", num(uint64(readRights|writeRights)), "0", "0")
+	return s
 }

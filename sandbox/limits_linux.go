@@ -65,21 +65,6 @@ func limitSelf(w wire) error {
 	return nil
 }
 
-// capTemp mounts a tmpfs of the plan's size over the temporary folder:
-// the command's own, empty at its start, gone with it, and full at the
-// size, where a write fails with ENOSPC. writable holds its real path
-// first (writablePlaces).
-func capTemp(p Plan, writable []string) error {
-	if p.TempBytes <= 0 || len(writable) == 0 {
-		return nil
-	}
-	opts := "mode=0700,size=" + strconv.FormatInt(p.TempBytes, 10)
-	if err := unix.Mount("tmpfs", writable[0], "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
-		return fmt.Errorf("capping the temporary folder: %w", err)
-	}
-	return nil
-}
-
 // DiskFull reports whether the file system holding dir has less than a
 // few MiB left: a write that found no space there failed for the disk,
 // not for a cap.

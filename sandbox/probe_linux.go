@@ -152,7 +152,7 @@ func probeChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := ownTerminals(); err != nil {
+	if err := mountOwn(ownTerminals()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -190,24 +190,17 @@ func (rs *ruleset) walkAround(dir string, hidden, onPath map[string]bool) error 
 func restrictFiles(p Plan, writable []string, abi int, namespaces bool) error {
 	rs := &ruleset{handled: handledFS(abi)}
 	defer rs.close()
-	var err error
+	rules := placeRules(writable)
 	if namespaces {
-		err = rs.allow("/", readRights)
-	} else {
-		err = rs.readAround(p.Hide, abi)
-	}
-	if err != nil {
+		rules = append([]fileRule{readAllRule}, rules...)
+	} else if err := rs.readAround(p.Hide, abi); err != nil {
 		return err
 	}
-	for _, w := range writable {
-		if err := rs.allow(w, readRights|writeRights|ll.AccessFSIoctlDev); err != nil {
+	for _, r := range rules {
+		if err := rs.allow(r.path, r.access); err != nil && r.required {
 			return err
 		}
 	}
-	for _, d := range devices {
-		rs.allow(d, deviceRights) // a device this system lacks is no loss
-	}
-	rs.allow("/dev/shm", readRights|writeRights)
 	if err := rs.restrict(abi); err != nil {
 		return fmt.Errorf("restricting with Landlock: %w", err)
 	}

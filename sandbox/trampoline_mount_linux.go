@@ -104,13 +104,7 @@ func mountPlan(p Plan, writable []string) error {
 	if err := makePrivate(); err != nil {
 		return err
 	}
-	if err := ownShm(); err != nil {
-		return err
-	}
-	if err := ownTerminals(); err != nil {
-		return err
-	}
-	if err := capTemp(p, writable); err != nil {
+	if err := mountOwn(ownMounts(p, writable)); err != nil {
 		return err
 	}
 	pinned := map[string]bool{}
@@ -253,18 +247,4 @@ func hideReal(path string, p Plan, writable []string, pinned map[string]bool) er
 		return err
 	}
 	return emptyOut(real)
-}
-
-// ownShm gives the command a /dev/shm of its own: the machine's holds the
-// POSIX shared memory of every process of the user (a browser's, a
-// database's), which a write grant there would open to the command.
-func ownShm() error {
-	const dir = "/dev/shm"
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil
-	}
-	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
-		return fmt.Errorf("a /dev/shm of the command's own: %w", err)
-	}
-	return nil
 }
