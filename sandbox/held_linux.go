@@ -230,7 +230,6 @@ func runHolder(p Plan, flags uintptr) ([]int, error) {
 		return nil, err
 	}
 	defer ctl.Close()
-	defer theirs.Close() // closed at the start already, unless it failed
 	w := wire{Plan: p, Namespaces: true, NSFlags: flags, HelperNS: helperNS(), CtlFD: 3}
 	plan, _ := json.Marshal(w)
 	cmd := exec.Command("/proc/self/exe", "termhelper", Command, string(plan), holderArg)
@@ -242,7 +241,16 @@ func runHolder(p Plan, flags uintptr) ([]int, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	applyNamespaces(cmd.SysProcAttr, flags)
 	done := make(chan error, 1)
-	go func() { done <- platform.RunStarted(cmd, func() { theirs.Close() }) }()
+	go func() {
+		// theirs is closed here alone: the holder may answer before
+		// Start has returned, while Start still reads it.
+		started := false
+		err := platform.RunStarted(cmd, func() { theirs.Close(); started = true })
+		if !started {
+			theirs.Close()
+		}
+		done <- err
+	}()
 	fds, err := receiveHeld(ctl)
 	ctl.Close() // the holder ends; RunStarted reaps it
 	if err != nil {
