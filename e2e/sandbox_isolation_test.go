@@ -5,6 +5,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -81,4 +82,46 @@ func TestSandboxSessionsCannotReachEachOther(t *testing.T) {
 		t.Errorf("session B's output holds what A wrote: %q", gone.Output)
 	}
 	noneLeft(t, m)
+}
+
+// keyScript adds a key named name to the command's user keyring
+// ("add"), or looks it up there ("find"), through python3's ctypes.
+func keyScript(verb, name string) string {
+	return fmt.Sprintf(`python3 - <<'PY'
+import ctypes, os, platform
+nr = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+if %q == "add":
+    r = libc.syscall(nr[0], b"user", b"%s", b"SECRET", 6, -4)
+else:
+    r = libc.syscall(nr[1], 10, -4, b"user", b"%s", 0)
+print("%s-ok" if r > 0 else "%s-failed %%d" %% ctypes.get_errno())
+PY`, verb, name, name, verb, verb)
+}
+
+// Commands run in user namespaces of their own, for an ordinary user, so
+// a key one puts in its user keyring is not there for the next, even on
+// the spare or in namespaces held for the plan. (Root's commands have no
+// user namespace: they share root's keyring, as root's other processes
+// do.)
+func TestSandboxCommandsHaveKeyringsOfTheirOwn(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("as root no user namespace is made: .ci/ordinary runs this as an ordinary user")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 here to add a key")
+	}
+	s := startConfined(t, "ndjson")
+	name := "termhelper-e2e-" + marker()
+	for i := 0; i < 3; i++ {
+		if r := s.c.exec(map[string]any{"command": keyScript("add", name)}); !strings.Contains(r.Output, "add-ok") {
+			t.Fatalf("command %d could not add a key: %s %q", i, describe(r), r.Output)
+		}
+		settled(t, s)
+		if r := s.c.exec(map[string]any{"command": keyScript("find", name)}); !strings.Contains(r.Output, "find-failed") {
+			t.Fatalf("after command %d, the next found its key: %s %q", i, describe(r), r.Output)
+		}
+		settled(t, s)
+	}
 }
