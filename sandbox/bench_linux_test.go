@@ -159,3 +159,25 @@ func runStub(b *testing.B, ns *heldNS, args []string, net bool) {
 		b.Fatalf("%v: %s", err, out)
 	}
 }
+
+// BenchmarkFootprint is what a spare's check costs as its command
+// arrives (Holds), and what reading the footprint costs as a spare is
+// made (FootprintOf), for the default plan of a project.
+func BenchmarkFootprint(b *testing.B) {
+	w := newWorld(b)
+	p := w.plan(WorkspaceWrite)
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			FootprintOf(p)
+		}
+	})
+	f := FootprintOf(p)
+	b.Run("holds", func(b *testing.B) {
+		for b.Loop() {
+			if !f.Holds() {
+				b.Fatal("the footprint changed")
+			}
+		}
+	})
+	b.Logf("%d paths there, %d folders of missing paths", len(f.there), len(f.gone))
+}

@@ -135,7 +135,7 @@ enum {
 	O_WRONLY = 1,
 	O_PATH = 010000000, O_CLOEXEC = 02000000,
 	AT_FDCWD = -100, S_IFMT = 0170000, S_IFDIR = 0040000,
-	PR_CAPBSET_READ = 23, PR_CAPBSET_DROP = 24, PR_SET_NO_NEW_PRIVS = 38,
+	PR_SET_NAME = 15, PR_CAPBSET_READ = 23, PR_CAPBSET_DROP = 24, PR_SET_NO_NEW_PRIVS = 38,
 	PR_CAP_AMBIENT = 47, PR_CAP_AMBIENT_CLEAR_ALL = 4,
 	SECCOMP_SET_MODE_FILTER = 1, SECCOMP_FILTER_FLAG_NEW_LISTENER = 8,
 	SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 32,
@@ -615,6 +615,8 @@ static void run(struct args a, char **envp)
  * argc, argv..., 0, envp..., 0. */
 void __attribute__((used)) stub_main(long *sp)
 {
+	/* executed as /proc/self/fd/N, its name would be N in ps and top */
+	sys(NR_prctl, PR_SET_NAME, "termhelper-exec", 0);
 	int argc = (int)sp[0];
 	char **argv = (char **)(sp + 1);
 	char **envp = argv + argc + 1;
