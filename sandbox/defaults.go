@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/termhelper/termhelper/places"
 )
@@ -80,6 +81,42 @@ var shellStartup = []place{
 // tools see (os.Getenv, or the login environment); home is the user's
 // home folder.
 func SecretPlaces(home string, getenv func(string) string) []string {
+	secrets.Lock()
+	defer secrets.Unlock()
+	if secrets.out != nil && secrets.home == home && sameVars(secrets.vars, getenv) {
+		return slices.Clone(secrets.out)
+	}
+	vars := map[string]string{}
+	out := secretPlaces(home, func(name string) string {
+		v := getenv(name)
+		vars[name] = v
+		return v
+	})
+	secrets.home, secrets.vars, secrets.out = home, vars, out
+	return slices.Clone(out)
+}
+
+// secrets is SecretPlaces' last answer: the list depends on home and
+// the variables it read alone, and a command asks for it each time.
+var secrets struct {
+	sync.Mutex
+	home string
+	vars map[string]string // each variable read, and its value
+	out  []string
+}
+
+// sameVars reports whether getenv gives each of vars its value.
+func sameVars(vars map[string]string, getenv func(string) string) bool {
+	for name, v := range vars {
+		if getenv(name) != v {
+			return false
+		}
+	}
+	return true
+}
+
+// secretPlaces is SecretPlaces, worked out afresh.
+func secretPlaces(home string, getenv func(string) string) []string {
 	var out []string
 	for _, pl := range places.Secrets {
 		if pl.Pattern() {

@@ -223,3 +223,38 @@ func TestSecretPlacesAreTheOneList(t *testing.T) {
 		t.Errorf("the sandbox hides %d places, the list has %d", len(hidden), n)
 	}
 }
+
+// SecretPlaces keeps its last answer for the same home and variables, and
+// works the list out again once either changes.
+func TestSecretPlacesFollowHomeAndVariables(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(name string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == name {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		home   string
+		getenv func(string) string
+		want   string
+	}{
+		{"/h", env(), "/h/.gnupg"},
+		{"/h", env("GNUPGHOME", "/keys/gpg"), "/keys/gpg"},
+		{"/h", env("GNUPGHOME", "/keys/other"), "/keys/other"},
+		{"/h2", env("GNUPGHOME", "/keys/other"), "/h2/.gnupg"},
+		{"/h2", env("GNUPGHOME", "/keys/other"), "/keys/other"}, // kept, and unchanged by a caller
+	} {
+		got := SecretPlaces(c.home, c.getenv)
+		if !slices.Contains(got, c.want) {
+			t.Errorf("home %s: %s is not among the secret places: %v", c.home, c.want, got)
+		}
+		got[0] = "changed by a caller"
+	}
+	if got := SecretPlaces("/h", env()); slices.Contains(got, "/keys/other") || !slices.Contains(got, "/h/.gnupg") {
+		t.Errorf("the secret places of a home without variables: %v", got)
+	}
+}
