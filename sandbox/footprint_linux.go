@@ -21,6 +21,7 @@ type Footprint struct {
 	there  []pathAt   // each path there (device, inode and type) or missing for another reason
 	gone   []goneFrom // the paths missing, by the nearest folder above them that is there
 	mounts uint64     // mountGeneration when it was read
+	racy   bool       // a folder was not trusted for its recent change: read again, it may be
 }
 
 // pathAt is what lay at a path.
@@ -39,12 +40,14 @@ type goneFrom struct {
 // and the parent of each folder protect makes if its parent is there.
 // The last one read is given again while it holds: everything lies as
 // it did, so a fresh read would find the same, at a quarter of the cost
-// (a spare is made as each command starts, beside it on the processors).
+// (a spare is made as each command starts, beside it on the processors);
+// unless it left a folder just changed ungrouped, which a later read
+// may group.
 func FootprintOf(p Plan) Footprint {
 	lastFootprint.Lock()
 	last := lastFootprint.of
 	lastFootprint.Unlock()
-	if last != nil && last.plan.Same(p) && last.f.Holds() {
+	if last != nil && !last.f.racy && last.plan.Same(p) && last.f.Holds() {
 		return last.f
 	}
 	f := readFootprint(p)
@@ -140,7 +143,11 @@ func (fl *filing) addGone(path string) bool {
 func (fl *filing) group(dir string) int {
 	fl.groups[dir] = -1
 	var st unix.Stat_t
-	if unix.Stat(dir, &st) != nil || time.Since(time.Unix(st.Ctim.Unix())) < racyWindow {
+	if unix.Stat(dir, &st) != nil {
+		return -1
+	}
+	if time.Since(time.Unix(st.Ctim.Unix())) < racyWindow {
+		fl.f.racy = true
 		return -1
 	}
 	i := len(fl.f.gone)
