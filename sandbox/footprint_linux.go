@@ -40,19 +40,19 @@ type goneFrom struct {
 // and the parent of each folder protect makes if its parent is there.
 // The last one read is given again while it holds: everything lies as
 // it did, so a fresh read would find the same, at a quarter of the cost
-// (a spare is made as each command starts, beside it on the processors);
-// unless it left a folder just changed ungrouped, which a later read
-// may group.
+// (a spare is made as each command starts, beside it on the processors).
+// One that left a folder just changed ungrouped is read again once the
+// racy window has passed, at most that often: a later read may group it.
 func FootprintOf(p Plan) Footprint {
 	lastFootprint.Lock()
 	last := lastFootprint.of
 	lastFootprint.Unlock()
-	if last != nil && !last.f.racy && last.plan.Same(p) && last.f.Holds() {
+	if last != nil && !(last.f.racy && time.Since(last.at) >= racyWindow) && last.plan.Same(p) && last.f.Holds() {
 		return last.f
 	}
 	f := readFootprint(p)
 	lastFootprint.Lock()
-	lastFootprint.of = &planFootprint{p, f}
+	lastFootprint.of = &planFootprint{p, f, time.Now()}
 	lastFootprint.Unlock()
 	return f
 }
@@ -66,6 +66,7 @@ var lastFootprint struct {
 type planFootprint struct {
 	plan Plan
 	f    Footprint
+	at   time.Time // when it was read
 }
 
 // readFootprint is FootprintOf, read afresh.
