@@ -139,9 +139,13 @@ export class Termhelper {
     this.gone = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
         this.exit = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-        this.conn.dispose(); // fails the requests still waiting
-        this.events.emit("close", code, signal);
-        resolve();
+        // Its last answers may still be in the pipe: read them first
+        // (the end of its output), unless another process keeps it open.
+        afterOutput(child, () => {
+          this.conn.dispose(); // fails the requests still waiting
+          this.events.emit("close", code, signal);
+          resolve();
+        });
       });
     });
     child.stdin!.on("error", () => {}); // the helper went away; "close" says so
@@ -401,4 +405,27 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms}ms`)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Calls done once the helper's output has ended (or half a second after
+ * its exit, if something else still holds it open) and the connection
+ * has dealt with what it read: it takes one message per turn of the
+ * event loop, so a few milliseconds more are given to it. */
+function afterOutput(child: ChildProcess, done: () => void): void {
+  const out = child.stdout;
+  let called = false;
+  const once = () => {
+    if (!called) {
+      called = true;
+      clearTimeout(fallback);
+      setTimeout(done, 20);
+    }
+  };
+  const fallback = setTimeout(once, 500);
+  if (!out || out.readableEnded || out.destroyed) {
+    once();
+    return;
+  }
+  out.once("end", once);
+  out.once("close", once);
 }

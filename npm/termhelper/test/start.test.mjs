@@ -53,6 +53,31 @@ test("a missing binary says so and what to do", async (t) => {
   });
 });
 
+test("an answer that comes after the helper's exit is read", async (t) => {
+  // A stand-in that refuses initialize, as a helper refusing a connection
+  // does, and exits at once, its answer still on the way (here a child
+  // of its own writes it a little later): the answer must win.
+  const bin = join(tempRoot(t), "refuses");
+  writeFileSync(bin, `#!${process.execPath}
+const { spawn } = require("node:child_process");
+process.stdin.once("data", (b) => {
+  const body = b.toString().split("\\r\\n\\r\\n")[1];
+  const id = JSON.parse(body).id;
+  const msg = JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32008, message: "refused", data: { setting: "persist" } } });
+  const frame = "Content-Length: " + Buffer.byteLength(msg) + "\\r\\n\\r\\n" + msg;
+  spawn(process.execPath, ["-e", "setTimeout(() => process.stdout.write(" + JSON.stringify(frame) + "), 50)"],
+    { stdio: ["ignore", "inherit", "inherit"] });
+  process.exit(3);
+});
+`);
+  chmodSync(bin, 0o755);
+  await assert.rejects(Termhelper.start({ bin, root: tempRoot(t) }), (err) => {
+    assert.ok(err instanceof ResponseError, String(err));
+    assert.equal(err.code, ErrorCode.HelperRefused);
+    return true;
+  });
+});
+
 test("TERMHELPER_BIN naming nothing says to fix or unset it", async (t) => {
   const bin = join(tempRoot(t), "gone");
   const saved = process.env.TERMHELPER_BIN;
