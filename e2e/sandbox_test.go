@@ -340,3 +340,39 @@ func TestSandboxTempDirOfAKilledHelperIsRemoved(t *testing.T) {
 		}
 	}
 }
+
+// A command started in a folder the sandbox makes read-only or hides,
+// by the plan's first command (a trampoline) and by the spare, sees the
+// folder as the sandbox shows it: it writes no hook from within
+// .git/hooks, and does not run at all within a secret place.
+func TestSandboxCwdIsSeenAsTheSandboxShowsIt(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	root := filepath.Join(base, "proj")
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	must(t, os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(root, "vault", "inner"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "vault", "inner", "key"), []byte("VAULT-"+"SECRET\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(root, ".termhelper.toml"), []byte("hide = [\"vault\"]\n"), 0o644))
+	c := start(t, "ndjson", root, nil, withEnv("HOME="+base))
+	if st := initSandbox(t, c); st.Mode == "off" {
+		t.Skipf("no sandbox on this machine: %v", deref(st.Reason))
+	}
+	s := confined{c: c, root: root, home: base}
+	for _, which := range []string{"the plan's first command", "a command on the spare"} {
+		if which != "the plan's first command" {
+			settled(t, s)
+		}
+		r := c.exec(map[string]any{"command": python + ` -c "open('pre-commit', 'w').write('evil')"`, "cwd": ".git/hooks"})
+		if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit")); err == nil {
+			t.Fatalf("%s wrote a hook from within .git/hooks: %s %q", which, describe(r), r.Output)
+		}
+		settled(t, s)
+		r = c.exec(map[string]any{"command": "cat key; echo ran", "cwd": "vault/inner"})
+		if strings.Contains(r.Output, "SECRET") || strings.Contains(r.Output, "ran") || r.ExitCode == nil || *r.ExitCode != 126 {
+			t.Errorf("%s within a secret place: %s %q, want it not run (exit 126)", which, describe(r), r.Output)
+		}
+	}
+}
