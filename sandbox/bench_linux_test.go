@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkStart is the cost of starting /bin/true and waiting for it:
@@ -65,9 +67,21 @@ func BenchmarkDefaults(b *testing.B) {
 // held namespaces, step by step: each case runs the stub's steps up to
 // one more kind than the case before, then executes /bin/true. "exec"
 // is the stub executing /bin/true with no step at all, and "trampoline"
-// a fresh trampoline's whole start, for comparison. "join-v1" adds a v1
-// pids cgroup's join before the rest, where this machine has one.
+// a fresh trampoline's whole start, for comparison; "user-namespace" is
+// the path of an ordinary user, forced for root.
 func BenchmarkHeldStart(b *testing.B) {
+	b.Run("measured", func(b *testing.B) { benchHeldStart(b, "") })
+	if measured().nsFlags&unix.CLONE_NEWUSER == 0 && userNamespacesWork() {
+		// root needs no user namespace: the path an ordinary user
+		// takes, with the user namespace of the command's own.
+		b.Run("user-namespace", func(b *testing.B) { benchHeldStart(b, "user") })
+	}
+}
+
+func benchHeldStart(b *testing.B, force string) {
+	old := forceNamespaces
+	forceNamespaces = force
+	defer func() { forceNamespaces = old }()
 	w := newWorld(b)
 	p := w.plan(WorkspaceWrite)
 	if measured().netOK {
@@ -115,13 +129,14 @@ func heldArgs(b *testing.B, ns *heldNS, p Plan) []string {
 }
 
 // stubArity is the number of words after each step's letter.
-var stubArity = map[string]int{"j": 1, "n": 2, "d": 1, "u": 1, "m": 5, "c": 2, "l": 3, "r": 4, "L": 0, "s": 2}
+var stubArity = map[string]int{"j": 1, "n": 2, "d": 1, "U": 1, "u": 1, "m": 5, "c": 2, "l": 3, "r": 4, "L": 0, "s": 2}
 
-// heldCases cut the steps after each kind: entering (n and d), the
-// namespaces of the command's own, the mounts, the capabilities,
-// Landlock (l, r and L), the filter.
+// heldCases cut the steps after each kind: entering, a user namespace
+// of the command's own, its other namespaces, the mounts, the
+// capabilities, Landlock (l, r and L), the command's folder, the filter.
 func heldCases(full []string) []stubCase {
-	kind := map[string]string{"n": "enter", "d": "enter", "u": "unshare", "m": "mounts", "c": "caps", "l": "landlock", "r": "landlock", "L": "landlock", "s": "seccomp"}
+	kind := map[string]string{"n": "enter", "U": "user", "u": "unshare", "m": "mounts", "c": "caps",
+		"l": "landlock", "r": "landlock", "L": "landlock", "d": "folder", "s": "seccomp"}
 	cases := []stubCase{{name: "exec"}}
 	for i := 0; i < len(full); i += 1 + stubArity[full[i]] {
 		end := i + 1 + stubArity[full[i]]
@@ -138,10 +153,11 @@ func heldCases(full []string) []stubCase {
 func runStub(b *testing.B, ns *heldNS, args []string, net bool) {
 	cmd := &exec.Cmd{Dir: "/"}
 	stub, _ := stubFile()
-	files := []*os.File{ns.mnt}
+	var files []*os.File // in apply's order
 	if ns.user != nil {
 		files = append(files, ns.user)
 	}
+	files = append(files, ns.mnt)
 	args = slices.Clone(args)
 	if net {
 		mine, theirs, err := listenerPair()
@@ -161,17 +177,17 @@ func runStub(b *testing.B, ns *heldNS, args []string, net bool) {
 }
 
 // BenchmarkFootprint is what a spare's check costs as its command
-// arrives (Holds), and what reading the footprint costs as a spare is
-// made (FootprintOf), for the default plan of a project.
+// arrives (Holds), and what reading it afresh costs (FootprintOf reads it
+// when the last one no longer holds), for the default plan of a project.
 func BenchmarkFootprint(b *testing.B) {
 	w := newWorld(b)
 	p := w.plan(WorkspaceWrite)
 	b.Run("read", func(b *testing.B) {
 		for b.Loop() {
-			FootprintOf(p)
+			readFootprint(p)
 		}
 	})
-	f := FootprintOf(p)
+	f := readFootprint(p)
 	b.Run("holds", func(b *testing.B) {
 		for b.Loop() {
 			if !f.Holds() {
