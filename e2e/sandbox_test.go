@@ -365,12 +365,15 @@ func TestSandboxCwdIsSeenAsTheSandboxShowsIt(t *testing.T) {
 		if which != "the plan's first command" {
 			settled(t, s)
 		}
-		r := c.exec(map[string]any{"command": python + ` -c "open('pre-commit', 'w').write('evil')"`, "cwd": ".git/hooks"})
-		if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit")); err == nil {
-			t.Fatalf("%s wrote a hook from within .git/hooks: %s %q", which, describe(r), r.Output)
+		// PWD naming the folder by a magic link must not lead back to it.
+		for _, env := range []map[string]any{{"PWD": "/proc/self/cwd"}, {}} {
+			r := c.exec(map[string]any{"command": python + ` -c "open('pre-commit', 'w').write('evil')"`, "cwd": ".git/hooks", "env": env})
+			if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit")); err == nil {
+				t.Fatalf("%s (env %v) wrote a hook from within .git/hooks: %s %q", which, env, describe(r), r.Output)
+			}
 		}
 		settled(t, s)
-		r = c.exec(map[string]any{"command": "cat key; echo ran", "cwd": "vault/inner"})
+		r := c.exec(map[string]any{"command": "cat key; echo ran", "cwd": "vault/inner"})
 		if strings.Contains(r.Output, "SECRET") || strings.Contains(r.Output, "ran") || r.ExitCode == nil || *r.ExitCode != 126 {
 			t.Errorf("%s within a secret place: %s %q, want it not run (exit 126)", which, describe(r), r.Output)
 		}

@@ -109,13 +109,17 @@ func TestTheStartingFolderIsConfinedToo(t *testing.T) {
 		w := newWorld(t)
 		p := w.plan(WorkspaceWrite)
 		hooks := filepath.Join(w.root, ".git", "hooks")
-		r := runArgvIn(t, p, w.env(), hooks, "/bin/sh", "-c", "echo evil > pre-commit; true")
-		if v.force != "none" && exists(filepath.Join(hooks, "pre-commit")) {
-			t.Errorf("a hook was written from within .git/hooks: %s", r.out)
-		}
-		r = runArgvIn(t, p, w.env(), filepath.Join(w.home, ".ssh"), "/bin/sh", "-c", "cat id_rsa")
-		if strings.Contains(r.out, "SECRET") {
-			t.Errorf("a secret was read from within ~/.ssh: %s", r.out)
+		// PWD naming the folder by a magic link must not lead back to
+		// it either.
+		for _, pwd := range [][]string{nil, {"PWD=/proc/self/cwd"}} {
+			r := runArgvIn(t, p, w.env(pwd...), hooks, "/bin/sh", "-c", "echo evil > pre-commit; true")
+			if v.force != "none" && exists(filepath.Join(hooks, "pre-commit")) {
+				t.Errorf("%v: a hook was written from within .git/hooks: %s", pwd, r.out)
+			}
+			r = runArgvIn(t, p, w.env(pwd...), filepath.Join(w.home, ".ssh"), "/bin/sh", "-c", "cat id_rsa")
+			if strings.Contains(r.out, "SECRET") {
+				t.Errorf("%v: a secret was read from within ~/.ssh: %s", pwd, r.out)
+			}
 		}
 	})
 }

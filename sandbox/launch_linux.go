@@ -178,7 +178,7 @@ func dirOf(cmd *exec.Cmd) string {
 	if cmd.Dir != "" {
 		return cmd.Dir
 	}
-	wd, _ := os.Getwd()
+	wd, _ := unix.Getwd() // the kernel's answer, whatever $PWD says
 	return wd
 }
 

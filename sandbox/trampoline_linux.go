@@ -125,7 +125,10 @@ func mountAndReenter(w wire, writable []string) error {
 	if ns := mountNamespace(); ns == 0 || ns == w.HelperNS {
 		return errors.New("the trampoline is not in a mount namespace of its own")
 	}
-	dir, err := os.Getwd()
+	// The kernel's answer, not os.Getwd's: that takes $PWD, the
+	// command's to set, wherever it names the same folder (as
+	// /proc/self/cwd would, after the mounts too).
+	dir, err := unix.Getwd()
 	if err != nil {
 		return fmt.Errorf("reading the command's folder: %w", err)
 	}
