@@ -38,16 +38,15 @@ type goneFrom struct {
 
 // FootprintOf reads p's footprint: its root, temporary folder and lists,
 // and the parent of each folder protect makes if its parent is there.
-// The last one read is given again while it holds: everything lies as
-// it did, so a fresh read would find the same, at a quarter of the cost
-// (a spare is made as each command starts, beside it on the processors).
-// One that left a folder just changed ungrouped is read again once the
-// racy window has passed, at most that often: a later read may group it.
+// The last one read is given again while it holds as it was read:
+// everything lies as it did, so a fresh read would find the same, at a
+// quarter of the cost (a spare is made as each command starts, beside it
+// on the processors). See keep for when it is read again.
 func FootprintOf(p Plan) Footprint {
 	lastFootprint.Lock()
 	last := lastFootprint.of
 	lastFootprint.Unlock()
-	if last != nil && !(last.f.racy && time.Since(last.at) >= racyWindow) && last.plan.Same(p) && last.f.Holds() {
+	if last != nil && last.keep(p) {
 		return last.f
 	}
 	f := readFootprint(p)
@@ -67,6 +66,18 @@ type planFootprint struct {
 	plan Plan
 	f    Footprint
 	at   time.Time // when it was read
+}
+
+// keep reports whether the footprint is p's and holds as it was read: not
+// where a folder of missing paths changed since (a fresh read groups them
+// again), nor, once the racy window has passed, where one had just
+// changed when it was read.
+func (l *planFootprint) keep(p Plan) bool {
+	if !l.plan.Same(p) || l.f.racy && time.Since(l.at) >= racyWindow {
+		return false
+	}
+	holds, exact := l.f.check()
+	return holds && exact
 }
 
 // readFootprint is FootprintOf, read afresh.
@@ -160,25 +171,34 @@ func (fl *filing) group(dir string) int {
 // Holds tells whether every path lies as it did, and nothing was mounted
 // or unmounted since.
 func (f Footprint) Holds() bool {
+	holds, _ := f.check()
+	return holds
+}
+
+// check is Holds, and whether it held without a look at each missing
+// path of a folder that changed (a fresh read would group them again).
+func (f Footprint) check() (holds, exact bool) {
 	if mountGeneration() != f.mounts {
-		return false
+		return false, false
 	}
 	for _, at := range f.there {
 		if state, _ := footprintState(at.path, false); state != at.state {
-			return false
+			return false, false
 		}
 	}
+	exact = true
 	for _, g := range f.gone {
 		if state, _ := footprintState(g.dir.path, true); state == g.dir.state {
 			continue
 		}
+		exact = false
 		for _, path := range g.paths {
 			if _, missing := footprintState(path, false); !missing {
-				return false
+				return false, false
 			}
 		}
 	}
-	return true
+	return true, exact
 }
 
 // footprintState is what lies at path: its device, inode and type, with
@@ -232,13 +252,15 @@ var mounts struct {
 }
 
 // mountGeneration counts the changes to the helper's mount table seen so
-// far. Where the table cannot be watched it stays 0.
+// far. Where the table cannot be watched, every call is a change of its
+// own: no footprint holds, nothing made ahead is used.
 func mountGeneration() uint64 {
 	mounts.Lock()
 	defer mounts.Unlock()
 	if !mounts.opened {
 		fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		mounts.table, mounts.opened = fd, err == nil
+		mounts.gen++
 		return mounts.gen
 	}
 	fds := []unix.PollFd{{Fd: int32(mounts.table), Events: unix.POLLPRI}}

@@ -174,3 +174,40 @@ func TestFootprintChangesWithTheHelpersMounts(t *testing.T) {
 		t.Error("a file system unmounted on the host did not change the footprint")
 	}
 }
+
+// FootprintOf gives its last read again while it holds as read, and reads
+// afresh once a folder of missing paths changed (to group them again) or
+// a path changed.
+func TestFootprintOfKeepsItsLastReadWhileItHolds(t *testing.T) {
+	noRacyWindow(t)
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	os.Mkdir(home, 0o755)
+	p := Plan{Mode: WorkspaceWrite, Root: dir, TempDir: dir, Hide: []string{filepath.Join(home, ".aws"), filepath.Join(home, ".kube")}}
+	same := func(a, b Footprint) bool { return len(a.gone) > 0 && len(b.gone) > 0 && &a.gone[0] == &b.gone[0] }
+	first := FootprintOf(p)
+	if len(first.gone) != 1 {
+		t.Fatalf("nothing is tested: the missing places are not grouped: %+v", first)
+	}
+	if again := FootprintOf(p); !same(first, again) {
+		t.Error("a footprint that holds was read again")
+	}
+	write(t, filepath.Join(home, "unrelated"), "x") // the folder changes, the places stay missing
+	if !first.Holds() {
+		t.Fatal("an unrelated file changed the footprint")
+	}
+	second := FootprintOf(p)
+	if same(first, second) {
+		t.Error("a footprint whose folder changed was kept: each check would look at every path")
+	}
+	if _, exact := second.check(); !exact {
+		t.Error("the fresh read did not group the missing places under the folder as it is")
+	}
+	mkdir(t, filepath.Join(home, ".aws"))
+	if second.Holds() {
+		t.Fatal("a secret place appeared and the footprint holds")
+	}
+	if third := FootprintOf(p); same(second, third) || !third.Holds() {
+		t.Error("a footprint that no longer holds was given again")
+	}
+}
