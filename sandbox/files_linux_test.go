@@ -124,6 +124,27 @@ func TestTheStartingFolderIsConfinedToo(t *testing.T) {
 	})
 }
 
+// A command started in its temporary folder, where the plan caps its
+// size, works in the folder of its own (the tmpfs over it), not in the
+// one beneath.
+func TestACommandStartedInItsCappedTemporaryFolderWritesThere(t *testing.T) {
+	eachVariant(t, func(t *testing.T, v variant) {
+		if v.force == "none" {
+			t.Skip("without a mount namespace the temporary folder has no cap")
+		}
+		w := newWorld(t)
+		p := w.plan(WorkspaceWrite)
+		p.TempBytes = 8 << 20
+		r := runArgvIn(t, p, w.env(), w.tmp, "/bin/sh", "-c", "echo mine > made && cat made")
+		if r.code != 0 || r.out != "mine\n" {
+			t.Errorf("exit %d: %q", r.code, r.out)
+		}
+		if exists(filepath.Join(w.tmp, "made")) {
+			t.Error("the file went to the folder beneath the command's own")
+		}
+	})
+}
+
 func TestSecretsReadAsNothing(t *testing.T) {
 	eachVariant(t, func(t *testing.T, v variant) {
 		w := newWorld(t)

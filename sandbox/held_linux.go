@@ -299,7 +299,7 @@ func (ns *heldNS) prepare(flags uintptr, abi int) error {
 	s = append(s, mountSteps(ownMounts(ns.plan, writable))...)
 	s = append(s, "c", num(rootKeepSet()), strconv.Itoa(lastCap()))
 	s = append(s, "l", num(handledFS(abi)), num(scopes(abi)), num(uint64(fileRights)))
-	s = append(s, ruleSteps(append([]fileRule{readAllRule}, placeRules(writable)...))...)
+	s = append(s, ruleSteps(append([]fileRule{readAllRule}, placeRules(ns.plan, writable)...))...)
 	ns.steps = append(s, "L")
 	if ns.plan.Network == NetworkOpen {
 		return nil

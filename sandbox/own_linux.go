@@ -85,13 +85,18 @@ type fileRule struct {
 	required bool
 }
 
-// placeRules are the writes a command is granted, after its reads: the
-// writable places (the temporary folder, first, must be there; another
-// gone since is no loss), the terminal's devices and its /dev/shm.
-func placeRules(writable []string) []fileRule {
+// placeRules are the writes a command of p is granted, after its reads:
+// the writable places (writablePlaces: the temporary folder, then the
+// root in workspace-write, must be there; another gone since is no
+// loss), the terminal's devices and its /dev/shm.
+func placeRules(p Plan, writable []string) []fileRule {
+	required := 1
+	if p.Mode == WorkspaceWrite {
+		required = 2
+	}
 	var rs []fileRule
 	for i, w := range writable {
-		rs = append(rs, fileRule{w, readRights | writeRights | ll.AccessFSIoctlDev, i == 0})
+		rs = append(rs, fileRule{w, readRights | writeRights | ll.AccessFSIoctlDev, i < required})
 	}
 	for _, d := range devices {
 		rs = append(rs, fileRule{d, deviceRights, false})

@@ -190,7 +190,7 @@ func (rs *ruleset) walkAround(dir string, hidden, onPath map[string]bool) error 
 func restrictFiles(p Plan, writable []string, abi int, namespaces bool) error {
 	rs := &ruleset{handled: handledFS(abi)}
 	defer rs.close()
-	rules := placeRules(writable)
+	rules := placeRules(p, writable)
 	if namespaces {
 		rules = append([]fileRule{readAllRule}, rules...)
 	} else if err := rs.readAround(p.Hide, abi); err != nil {
