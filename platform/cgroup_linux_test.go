@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -198,4 +199,35 @@ func inSubreaper(t *testing.T) bool {
 		t.Skip("the helper cannot be a subreaper here")
 	}
 	return true
+}
+
+// A tree whose process cap is a v1 pids cgroup gets it even while
+// another tree ends (whose release removes the v1 container once empty):
+// a cheap spare is made as each command starts, beside others ending.
+func TestEveryTreeGetsItsV1CapWhileOthersEnd(t *testing.T) {
+	if v1Dir() == "" {
+		t.Skip("no v1 pids cgroup to use here (it takes root and a v1 pids hierarchy)")
+	}
+	for i := 0; i < 500; i++ {
+		old := newTreeCgroup()
+		if old == nil {
+			t.Skip("no cgroups here")
+		}
+		limitProcs(old, nil, 8)
+		if old.v1 == "" {
+			old.release()
+			t.Skip("the process cap is the tree's own pids.max here")
+		}
+		var fresh *treeCgroup
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); old.release() }()
+		go func() { defer wg.Done(); fresh = newTreeCgroup(); limitProcs(fresh, nil, 8) }()
+		wg.Wait()
+		got := fresh.v1
+		fresh.release()
+		if got == "" {
+			t.Fatalf("round %d: a tree made as another ended has no process cap", i)
+		}
+	}
 }

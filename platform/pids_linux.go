@@ -150,12 +150,15 @@ func limitProcs(cg *treeCgroup, launch Launch, max int) {
 	if container == "" {
 		return
 	}
+	// Under the lock: a tree's release removes the container once empty,
+	// which between the two mkdirs would leave this tree without its cap.
 	pidsV1.mu.Lock()
 	pidsV1.next++
 	dir := filepath.Join(container, "c"+strconv.Itoa(pidsV1.next))
-	pidsV1.mu.Unlock()
 	os.Mkdir(container, 0o755)
-	if os.Mkdir(dir, 0o755) != nil {
+	err := os.Mkdir(dir, 0o755)
+	pidsV1.mu.Unlock()
+	if err != nil {
 		return
 	}
 	if os.WriteFile(filepath.Join(dir, "pids.max"), v, 0) != nil {
@@ -200,6 +203,8 @@ func (cg *treeCgroup) releaseV1() {
 	if cg.v1 == "" {
 		return
 	}
+	pidsV1.mu.Lock() // beside limitProcs's mkdirs
+	defer pidsV1.mu.Unlock()
 	if err := os.Remove(cg.v1); err == nil || errors.Is(err, os.ErrNotExist) {
 		os.Remove(filepath.Dir(cg.v1)) // fails while another command's is there
 		cg.v1 = ""
