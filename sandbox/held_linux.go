@@ -301,10 +301,11 @@ func (ns *heldNS) prepare(flags uintptr, abi int) error {
 	s = append(s, "l", num(handledFS(abi)), num(scopes(abi)), num(uint64(fileRights)))
 	s = append(s, ruleSteps(append([]fileRule{readAllRule}, placeRules(ns.plan, writable)...))...)
 	ns.steps = append(s, "L")
+	program := networkProgram
 	if ns.plan.Network == NetworkOpen {
-		return nil
+		program = keyringProgram // no listener
 	}
-	prog, err := networkProgram()
+	prog, err := program()
 	if err != nil {
 		return err
 	}
@@ -319,7 +320,7 @@ func (ns *heldNS) prepare(flags uintptr, abi int) error {
 func (ns *heldNS) probe() error {
 	cmd := &exec.Cmd{Dir: "/", Env: []string{}}
 	var sock *os.File
-	if ns.prog != "" {
+	if ns.plan.Network != NetworkOpen {
 		mine, theirs, err := listenerPair()
 		if err != nil {
 			return err
@@ -362,8 +363,12 @@ func (ns *heldNS) apply(cmd *exec.Cmd, dir string, sock *os.File, joinV1, prog s
 	args = append(args, "n", user, fd(ns.mnt))
 	args = append(args, ns.steps...)
 	args = append(args, "d", dir) // after the mounts, as a trampoline
-	if sock != nil {
-		args = append(args, "s", fd(sock), prog)
+	if prog != "" {
+		sockWord := "-" // the keyrings' filter alone, the network open
+		if sock != nil {
+			sockWord = fd(sock)
+		}
+		args = append(args, "s", sockWord, prog)
 	}
 	stub, _ := stubFile() // made before any namespaces were held
 	cmd.Path, cmd.Args = "/proc/self/fd/"+strconv.Itoa(int(stub.Fd())), append(args, "--")

@@ -140,25 +140,34 @@ func TestOtherProcessesAreOutOfReach(t *testing.T) {
 	})
 }
 
-// TestCommandsHaveUserKeyringsOfTheirOwn: a key one command puts in its
-// user keyring is not found by the next, where commands run in user
-// namespaces (the kernel keeps a user's keyring per namespace).
-func TestCommandsHaveUserKeyringsOfTheirOwn(t *testing.T) {
+// TestKeyringsAreOutOfReach: a confined command finds no kernel keyring,
+// whatever its network: it could read the keys of the user's other
+// processes in the keyrings it reaches (the session keyring it inherits,
+// root's user keyring), and pass a key to another session through them.
+func TestKeyringsAreOutOfReach(t *testing.T) {
+	name := "termhelper-test-" + strconv.Itoa(os.Getpid())
+	id, err := unix.AddKey("user", name, []byte("SECRET"), unix.KEY_SPEC_USER_KEYRING)
+	if err != nil {
+		t.Skipf("no keyring for the test itself: %v", err)
+	}
+	t.Cleanup(func() { unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_USER_KEYRING, 0, 0) })
 	eachVariant(t, func(t *testing.T, v variant) {
-		if launchNamespaces(measured())&unix.CLONE_NEWUSER == 0 {
-			t.Skip("no user namespace in this set-up: root's commands have root's keyring")
-		}
 		w := newWorld(t)
-		p := w.plan(WorkspaceWrite)
-		key := "termhelper-test-" + strconv.Itoa(os.Getpid()) + "-" + v.name
-		if got := act(t, w, p, "add-key:"+key); got != "allowed" {
-			t.Skipf("a confined command cannot add a key here: %s", got)
+		for _, network := range []Network{NetworkOpen, NetworkProxy} {
+			p := w.plan(WorkspaceWrite)
+			p.Network = network
+			if network != NetworkOpen && !measured().netOK {
+				continue
+			}
+			for _, a := range []string{"find-key:" + name, "add-key:" + name + "-" + v.name} {
+				if got := act(t, w, p, a); !strings.HasPrefix(got, "denied") {
+					t.Errorf("network %s, %s: %s", network, a, got)
+				}
+			}
 		}
-		if got := act(t, w, p, "find-key:"+key); !strings.HasPrefix(got, "denied") {
-			t.Errorf("the next command found the key the one before added: %s", got)
-		}
-		if _, err := unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "user", key, 0); err == nil {
-			t.Errorf("the key a command added is in the helper's user keyring")
+		unconfined := Plan{Mode: Off, Network: NetworkOpen, Root: w.root}
+		if got := act(t, w, unconfined, "find-key:"+name); got != "allowed" {
+			t.Fatalf("unconfined, the user's key should be found: %s", got)
 		}
 	})
 }

@@ -93,6 +93,7 @@ func networkProgram() ([]unix.SockFilter, error) {
 	p.jump(unix.BPF_JEQ, unix.SYS_SENDTO, "flags-arg3", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_SENDMSG, "flags-arg2", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_SENDMMSG, "flags-arg3", "")
+	keyringRule(&p)
 	p.jump(unix.BPF_JEQ, unix.SYS_IO_URING_SETUP, "enosys", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_IO_URING_ENTER, "enosys", "")
 	p.jump(unix.BPF_JEQ, unix.SYS_IO_URING_REGISTER, "enosys", "allow")
@@ -108,6 +109,57 @@ func networkProgram() ([]unix.SockFilter, error) {
 	p.label("allow")
 	p.ret(unix.SECCOMP_RET_ALLOW)
 	return p.assemble()
+}
+
+// keyringProgram is the filter for network mode open: the keyring calls
+// refused, the rest let through, with no listener.
+func keyringProgram() ([]unix.SockFilter, error) {
+	arch := nativeArch()
+	if arch == 0 {
+		return nil, fmt.Errorf("no filter for %s", runtime.GOARCH)
+	}
+	var p bpfProg
+	p.load(seccompArch)
+	p.jump(unix.BPF_JEQ, arch, "", "eperm")
+	p.load(seccompNr)
+	if runtime.GOARCH == "amd64" {
+		p.jump(unix.BPF_JGE, x32Bit, "eperm", "")
+	}
+	keyringRule(&p)
+	p.goTo("allow")
+	p.label("eperm")
+	p.ret(seccompErrno(unix.EPERM))
+	p.label("enosys")
+	p.ret(seccompErrno(unix.ENOSYS))
+	p.label("allow")
+	p.ret(unix.SECCOMP_RET_ALLOW)
+	return p.assemble()
+}
+
+// keyringRule refuses the kernel's keyrings, as if the kernel had none:
+// a command inherits the helper's session keyring, and the user's other
+// processes' keys (Kerberos tickets, a file system's keys) are the
+// user's own to read there; root's user keyring is every root process's.
+func keyringRule(p *bpfProg) {
+	p.jump(unix.BPF_JEQ, unix.SYS_ADD_KEY, "enosys", "")
+	p.jump(unix.BPF_JEQ, unix.SYS_REQUEST_KEY, "enosys", "")
+	p.jump(unix.BPF_JEQ, unix.SYS_KEYCTL, "enosys", "")
+}
+
+// filterKeyrings installs keyringProgram on the calling thread (locked),
+// setting no_new_privs: the network open, there is no other filter.
+func filterKeyrings() error {
+	prog, err := keyringProgram()
+	if err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if _, err := seccompSetFilter(prog, 0); err != nil {
+		return fmt.Errorf("seccomp keyring filter: %w", err)
+	}
+	return nil
 }
 
 // socketRule lets through local families and TCP streams; the type's flags

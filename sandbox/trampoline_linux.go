@@ -170,11 +170,12 @@ func writablePlaces(p Plan) ([]string, error) {
 // netFilter is filterNetwork; the tests put a stand-in there.
 var netFilter = filterNetwork
 
-// filterAndSend installs the network filter, unless the network is open,
-// and hands its listener to the helper before the command can connect.
+// filterAndSend installs the network filter and hands its listener to
+// the helper before the command can connect; where the network is open,
+// the keyrings' filter alone.
 func filterAndSend(w wire) error {
 	if w.Network == NetworkOpen {
-		return nil
+		return filterKeyrings()
 	}
 	if w.NetFD <= 0 {
 		return errors.New("the network is to be filtered but the helper gave no socket for it")

@@ -50,7 +50,8 @@
  *                                    its struct sock_filter array) with a
  *                                    listener, send the listener and its
  *                                    mount and IPC namespaces on the
- *                                    socket FD, close them all
+ *                                    socket FD, close them all; FD "-":
+ *                                    the program alone, no listener
  *   x                                exit 0 (a probe of the steps before)
  *   w CTL                            a spare's last step: wait on the socket
  *                                    CTL for the command (below), and
@@ -464,8 +465,8 @@ static void send_fds(int sock, const int *fds, int n)
 static void step_seccomp(struct args *a)
 {
 	static u8 prog[8 * 4096];
-	int sock = (int)number(next(a));
-	const char *hex = next(a);
+	const char *sockword = next(a), *hex = next(a);
+	int sock = word(sockword) ? (int)number(sockword) : -1;
 	u64 n = slen(hex);
 	if (n % 16 || n == 0 || n / 2 > sizeof prog)
 		fail("reading its arguments: not a filter program", 0, 0);
@@ -477,6 +478,10 @@ static void step_seccomp(struct args *a)
 	}
 	struct sock_fprog fp = { (u16)(n / 16), prog };
 	check(sys6(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0), "setting no_new_privs", 0);
+	if (sock < 0) {
+		check(sys(NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp), "installing the seccomp filter", 0);
+		return;
+	}
 	i64 fd = sys(NR_seccomp, SECCOMP_SET_MODE_FILTER,
 		     SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fp);
 	if (fd == -E_INVAL)
