@@ -79,12 +79,7 @@ func networkProgram() ([]unix.SockFilter, error) {
 		return nil, fmt.Errorf("no network filter for %s", runtime.GOARCH)
 	}
 	var p bpfProg
-	p.load(seccompArch)
-	p.jump(unix.BPF_JEQ, arch, "", "eperm")
-	p.load(seccompNr)
-	if runtime.GOARCH == "amd64" {
-		p.jump(unix.BPF_JGE, x32Bit, "eperm", "")
-	}
+	nativeOnly(&p, arch)
 	p.jump(unix.BPF_JEQ, unix.SYS_SOCKET, "", "not-socket")
 	socketRule(&p)
 	p.label("not-socket")
@@ -119,12 +114,7 @@ func keyringProgram() ([]unix.SockFilter, error) {
 		return nil, fmt.Errorf("no filter for %s", runtime.GOARCH)
 	}
 	var p bpfProg
-	p.load(seccompArch)
-	p.jump(unix.BPF_JEQ, arch, "", "eperm")
-	p.load(seccompNr)
-	if runtime.GOARCH == "amd64" {
-		p.jump(unix.BPF_JGE, x32Bit, "eperm", "")
-	}
+	nativeOnly(&p, arch)
 	keyringRule(&p)
 	p.goTo("allow")
 	p.label("eperm")
@@ -134,6 +124,17 @@ func keyringProgram() ([]unix.SockFilter, error) {
 	p.label("allow")
 	p.ret(unix.SECCOMP_RET_ALLOW)
 	return p.assemble()
+}
+
+// nativeOnly refuses (EPERM) a call of another architecture, or amd64's
+// x32 calls, and loads the call's number.
+func nativeOnly(p *bpfProg, arch uint32) {
+	p.load(seccompArch)
+	p.jump(unix.BPF_JEQ, arch, "", "eperm")
+	p.load(seccompNr)
+	if runtime.GOARCH == "amd64" {
+		p.jump(unix.BPF_JGE, x32Bit, "eperm", "")
+	}
 }
 
 // keyringRule refuses the kernel's keyrings, as if the kernel had none:
