@@ -74,12 +74,10 @@ func nativeArch() uint32 {
 
 // networkProgram is the filter for network modes proxy and off.
 func networkProgram() ([]unix.SockFilter, error) {
-	arch := nativeArch()
-	if arch == 0 {
-		return nil, fmt.Errorf("no network filter for %s", runtime.GOARCH)
-	}
 	var p bpfProg
-	nativeOnly(&p, arch)
+	if err := nativeOnly(&p); err != nil {
+		return nil, err
+	}
 	p.jump(unix.BPF_JEQ, unix.SYS_SOCKET, "", "not-socket")
 	socketRule(&p)
 	p.label("not-socket")
@@ -109,12 +107,10 @@ func networkProgram() ([]unix.SockFilter, error) {
 // keyringProgram is the filter for network mode open: the keyring calls
 // refused, the rest let through, with no listener.
 func keyringProgram() ([]unix.SockFilter, error) {
-	arch := nativeArch()
-	if arch == 0 {
-		return nil, fmt.Errorf("no filter for %s", runtime.GOARCH)
-	}
 	var p bpfProg
-	nativeOnly(&p, arch)
+	if err := nativeOnly(&p); err != nil {
+		return nil, err
+	}
 	keyringRule(&p)
 	p.goTo("allow")
 	p.label("eperm")
@@ -127,14 +123,20 @@ func keyringProgram() ([]unix.SockFilter, error) {
 }
 
 // nativeOnly refuses (EPERM) a call of another architecture, or amd64's
-// x32 calls, and loads the call's number.
-func nativeOnly(p *bpfProg, arch uint32) {
+// x32 calls, and loads the call's number; an error where termhelper
+// knows no audit architecture for this one.
+func nativeOnly(p *bpfProg) error {
+	arch := nativeArch()
+	if arch == 0 {
+		return fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
+	}
 	p.load(seccompArch)
 	p.jump(unix.BPF_JEQ, arch, "", "eperm")
 	p.load(seccompNr)
 	if runtime.GOARCH == "amd64" {
 		p.jump(unix.BPF_JGE, x32Bit, "eperm", "")
 	}
+	return nil
 }
 
 // keyringRule refuses the kernel's keyrings, as if the kernel had none:
