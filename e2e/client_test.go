@@ -433,20 +433,27 @@ func marker() string {
 	return fmt.Sprintf("9%07d%03d", os.Getpid(), markerSeq.n%1000)
 }
 
-// pidsWith lists processes whose command line contains s.
-func pidsWith(s string) []int {
+// procs lists the processes in /proc.
+func procs() []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
 		}
-		b, ok := cmdline(e.Name())
+	}
+	return out
+}
+
+// pidsWith lists processes whose command line contains s.
+func pidsWith(s string) []int {
+	var out []int
+	for _, pid := range procs() {
+		b, ok := cmdline(strconv.Itoa(pid))
 		if !ok || !strings.Contains(string(b), s) {
 			continue
 		}
-		if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); strings.Contains(string(st), ") Z") {
+		if st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); strings.Contains(string(st), ") Z") {
 			continue
 		}
 		out = append(out, pid)

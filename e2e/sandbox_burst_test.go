@@ -238,13 +238,8 @@ func stopClean(c *client) func() error {
 func taggedBy(helperPid int) []int {
 	want := "TERMHELPER_SESSION=" + strconv.Itoa(helperPid) + "-"
 	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+	for _, pid := range procs() {
+		env, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		if strings.HasPrefix(string(env), want) || strings.Contains(string(env), "\x00"+want) {
 			out = append(out, pid)
 		}
@@ -274,12 +269,7 @@ func procStat(pid int) (ppid int, start uint64, ok bool) {
 func descendants(pid int) map[int]uint64 {
 	children := map[int][]int{}
 	starts := map[int]uint64{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, p := range procs() {
 		if ppid, start, ok := procStat(p); ok {
 			children[ppid] = append(children[ppid], p)
 			starts[p] = start
