@@ -36,6 +36,9 @@ type treeCgroup struct {
 	path string // "" once removed
 	fd   int    // the directory, open until the command has started; -1 after
 	v1   string // its cgroup in the v1 pids hierarchy, if it has one (pids_linux.go)
+	// events are the pids.events files of path and v1, open while they
+	// are there.
+	events []*os.File
 	// max is its process cap (0: none), refused the forks the cap
 	// refused, read as the cgroup goes.
 	max, refused int
@@ -302,6 +305,7 @@ func (cg *treeCgroup) release() {
 	if cg.max > 0 && cg.refused == 0 {
 		cg.refused = cg.limitReached()
 	}
+	cg.closeEvents()
 	cg.releaseV1()
 	if err := os.Remove(cg.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return // still populated: a later release removes it

@@ -144,6 +144,7 @@ func limitProcs(cg *treeCgroup, launch Launch, max int) {
 	cg.mu.Unlock()
 	v := []byte(strconv.Itoa(max))
 	if os.WriteFile(filepath.Join(cg.dir(), "pids.max"), v, 0) == nil {
+		cg.openEvents(cg.dir())
 		return
 	}
 	container := v1Dir()
@@ -168,6 +169,7 @@ func limitProcs(cg *treeCgroup, launch Launch, max int) {
 	cg.mu.Lock()
 	cg.v1 = dir
 	cg.mu.Unlock()
+	cg.openEvents(dir)
 	if j, ok := launch.(cgroupJoiner); ok {
 		j.JoinCgroup(dir)
 	}
@@ -177,15 +179,33 @@ func limitProcs(cg *treeCgroup, launch Launch, max int) {
 // confines itself (the sandbox trampoline).
 type cgroupJoiner interface{ JoinCgroup(dir string) }
 
+// openEvents opens the pids.events of the cgroup at dir, so that an
+// answer reads it without a lookup (opening a cgroup's file is most of
+// what reading it costs).
+func (cg *treeCgroup) openEvents(dir string) {
+	f, err := os.Open(filepath.Join(dir, "pids.events"))
+	if err != nil {
+		return
+	}
+	cg.mu.Lock()
+	cg.events = append(cg.events, f)
+	cg.mu.Unlock()
+}
+
+// closeEvents closes what openEvents opened; limitReached reads by path
+// after it.
+func (cg *treeCgroup) closeEvents() {
+	for _, f := range cg.events {
+		f.Close()
+	}
+	cg.events = nil
+}
+
 // limitReached reads the number of forks the cap refused, while the
 // cgroups are there.
 func (cg *treeCgroup) limitReached() int {
 	n := 0
-	for _, dir := range []string{cg.path, cg.v1} {
-		if dir == "" {
-			continue
-		}
-		b, _ := os.ReadFile(filepath.Join(dir, "pids.events"))
+	for _, b := range cg.readEvents() {
 		for _, line := range bytes.Split(b, []byte("\n")) {
 			if v, ok := bytes.CutPrefix(line, []byte("max ")); ok {
 				if c, err := strconv.Atoi(string(bytes.TrimSpace(v))); err == nil {
@@ -195,6 +215,27 @@ func (cg *treeCgroup) limitReached() int {
 		}
 	}
 	return n
+}
+
+// readEvents is each pids.events of the cgroups: through the files open,
+// else by path.
+func (cg *treeCgroup) readEvents() [][]byte {
+	var out [][]byte
+	if len(cg.events) > 0 {
+		for _, f := range cg.events {
+			b := make([]byte, 256)
+			n, _ := f.ReadAt(b, 0)
+			out = append(out, b[:n])
+		}
+		return out
+	}
+	for _, dir := range []string{cg.path, cg.v1} {
+		if dir != "" {
+			b, _ := os.ReadFile(filepath.Join(dir, "pids.events"))
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // releaseV1 removes the v1 cgroup once its processes are gone; the

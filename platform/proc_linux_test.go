@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,5 +175,50 @@ func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
 	}
 	if st := p.InputState(); !st.Known || !st.Raw || st.Waiting || !st.Unread {
 		t.Fatalf("with output unread: %+v", st)
+	}
+}
+
+// Terminals are opened ahead (takePTY), yet each command has one of its
+// own: commands started at once name different terminals, and one that
+// a command left raw is not the next command's.
+func TestEveryCommandHasATerminalOfItsOwn(t *testing.T) {
+	outputOf := func(script string) string {
+		p, err := Start(Spec{Argv: ShellArgv("/bin/sh", script), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		defer p.Close()
+		out := make(chan []byte, 1)
+		go func() { b, _ := io.ReadAll(p.Output); out <- b }()
+		select {
+		case b := <-out:
+			p.Wait()
+			return strings.TrimSpace(string(b))
+		case <-time.After(20 * time.Second):
+			p.Kill(SIGKILL, 0)
+			p.Wait()
+			t.Error("no end of output")
+			return ""
+		}
+	}
+	var wg sync.WaitGroup
+	names := make([]string, 8)
+	for i := range names {
+		wg.Go(func() { names[i] = outputOf("tty; sleep 0.2") })
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "/dev/pts/") || seen[n] {
+			t.Fatalf("commands started at once do not each have a terminal: %q", names)
+		}
+		seen[n] = true
+	}
+	for range 3 {
+		outputOf("stty raw -echo; tty")
+		if mode := outputOf("stty -a"); !strings.Contains(mode, " icanon") || !strings.Contains(mode, " echo ") {
+			t.Fatalf("a command's terminal is not fresh after one was left raw: %q", mode)
+		}
 	}
 }

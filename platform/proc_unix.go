@@ -111,7 +111,7 @@ func startLaunch(cmd *exec.Cmd, launch Launch, maxProcs int) (started, error) {
 }
 
 func startPTY(cmd *exec.Cmd, spec Spec) (*Process, error) {
-	master, tty, err := openPTY()
+	master, tty, err := takePTY()
 	if err != nil {
 		return nil, fmt.Errorf("open pty: %w", err)
 	}
@@ -184,6 +184,46 @@ func closeAll(files ...*os.File) {
 			f.Close()
 		}
 	}
+}
+
+// ptys is a terminal pair opened ahead for the next command: opening one
+// (/dev/ptmx, then its other side) costs the kernel more than anything
+// else the helper does to start a command, and it is the same pair for
+// every command.
+var ptys struct {
+	sync.Mutex
+	master, tty *os.File
+	opening     bool
+}
+
+// takePTY is the pair opened ahead, or a pair opened now when there is
+// none; the next is opened beside the command.
+func takePTY() (master, tty *os.File, err error) {
+	ptys.Lock()
+	master, tty = ptys.master, ptys.tty
+	ptys.master, ptys.tty = nil, nil
+	refill := !ptys.opening
+	ptys.opening = true
+	ptys.Unlock()
+	if refill {
+		go refillPTY()
+	}
+	if master != nil {
+		return master, tty, nil
+	}
+	return openPTY()
+}
+
+// refillPTY opens the pair that the next takePTY takes.
+func refillPTY() {
+	master, tty, err := openPTY()
+	ptys.Lock()
+	defer ptys.Unlock()
+	ptys.opening = false
+	if err == nil && ptys.master == nil {
+		ptys.master, ptys.tty, master, tty = master, tty, nil, nil
+	}
+	closeAll(master, tty)
 }
 
 // openPTY opens a terminal pair. creack/pty leaves the master in blocking
