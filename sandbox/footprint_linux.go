@@ -22,6 +22,17 @@ type Footprint struct {
 	gone   []goneFrom // the paths missing, by the nearest folder above them that is there
 	mounts uint64     // mountGeneration when it was read
 	racy   bool       // a folder was not trusted for its recent change: read again, it may be
+	// journal is the journal's word for the paths since they were last
+	// found as read, shared by every copy.
+	journal *footJournal
+}
+
+// footJournal is a footprint's journal mark, and the part of the
+// footprint the journal does not cover: looked at each time.
+type footJournal struct {
+	sync.Mutex
+	mark journalMark
+	rest Footprint
 }
 
 // pathAt is what lay at a path.
@@ -83,7 +94,7 @@ func (l *planFootprint) keep(p Plan) bool {
 // readFootprint is FootprintOf, read afresh.
 func readFootprint(p Plan) Footprint {
 	fl := filing{groups: map[string]int{}, nearest: map[string]string{}, missing: map[string]bool{}}
-	fl.f.mounts = mountGeneration()
+	fl.f.mounts, fl.f.journal = mountGeneration(), &footJournal{}
 	for _, list := range [][]string{{p.Root, p.TempDir}, p.Writable, p.Protect, p.Hide} {
 		for _, path := range list {
 			fl.add(path)
@@ -177,10 +188,57 @@ func (f Footprint) Holds() bool {
 
 // check is Holds, and whether it held without a look at each missing
 // path of a folder that changed (a fresh read would group them again).
+// While the journal has seen no change since the paths were last found
+// as read, only those it does not cover are looked at.
 func (f Footprint) check() (holds, exact bool) {
 	if mountGeneration() != f.mounts {
 		return false, false
 	}
+	if f.journal == nil {
+		return f.look()
+	}
+	f.journal.Lock()
+	mark, rest := f.journal.mark, f.journal.rest
+	f.journal.Unlock()
+	if journalStill(mark) {
+		return rest.look()
+	}
+	mark, rest = f.armJournal()
+	if holds, exact = f.look(); holds && exact {
+		f.journal.Lock()
+		f.journal.mark, f.journal.rest = mark, rest
+		f.journal.Unlock()
+	}
+	return holds, exact
+}
+
+// armJournal has the journal watch f's paths, and returns its mark and
+// the part of f it does not cover.
+func (f Footprint) armJournal() (journalMark, Footprint) {
+	items := make([]journalItem, 0, len(f.there)+len(f.gone))
+	for _, at := range f.there {
+		items = append(items, journalItem{path: at.path, follow: true})
+	}
+	for _, g := range f.gone {
+		items = append(items, journalItem{path: g.dir.path, follow: true, entries: true})
+	}
+	mark, covered := armJournal(items)
+	var rest Footprint
+	for i, at := range f.there {
+		if !covered[i] {
+			rest.there = append(rest.there, at)
+		}
+	}
+	for i, g := range f.gone {
+		if !covered[len(f.there)+i] {
+			rest.gone = append(rest.gone, g)
+		}
+	}
+	return mark, rest
+}
+
+// look is check, by a look at each path.
+func (f Footprint) look() (holds, exact bool) {
 	for _, at := range f.there {
 		if state, _ := footprintState(at.path, false); state != at.state {
 			return false, false

@@ -35,6 +35,7 @@ type pathRead struct {
 	path   string
 	follow bool // through a final link (stat), else of the link (lstat)
 	whole  bool
+	dir    bool   // a folder was there
 	id     string // the error, or device, inode and type
 	times  string // whole: size, modification and change times
 }
@@ -149,14 +150,19 @@ func (r *reads) put(read pathRead) {
 	r.paths = append(r.paths, read)
 }
 
-// hold tells whether every variable and path read is as it was.
-func (r *reads) hold(getenv func(string) string) bool {
+// varsHold tells whether every variable looked up has its value still.
+func (r *reads) varsHold(getenv func(string) string) bool {
 	for _, kv := range r.vars {
 		if getenv(kv[0]) != kv[1] {
 			return false
 		}
 	}
-	for _, p := range r.paths {
+	return true
+}
+
+// pathsHold tells whether each path lies as it was read.
+func pathsHold(paths []pathRead) bool {
+	for _, p := range paths {
 		stat := os.Lstat
 		if p.follow {
 			stat = os.Stat
@@ -168,6 +174,25 @@ func (r *reads) hold(getenv func(string) string) bool {
 		}
 	}
 	return true
+}
+
+// armJournal has the journal watch the paths read, and returns its mark
+// and the reads it does not cover: those are looked at each time, with
+// each file read whole, as what it holds is not covered (see
+// journal_linux.go).
+func (r *reads) armJournal() (journalMark, []pathRead) {
+	items := make([]journalItem, len(r.paths))
+	for i, p := range r.paths {
+		items[i] = journalItem{path: p.path, follow: p.follow, entries: p.whole && p.dir}
+	}
+	mark, covered := armJournal(items)
+	var rest []pathRead
+	for i, p := range r.paths {
+		if !covered[i] || p.whole && !p.dir && !strings.HasPrefix(p.id, "!") {
+			rest = append(rest, p)
+		}
+	}
+	return mark, rest
 }
 
 // pathReadOf is what a read found at a path: the error, or what is there
@@ -185,6 +210,7 @@ func pathReadOf(path string, follow, whole bool, fi fs.FileInfo, err error) path
 		return read
 	}
 	var changed time.Time
+	read.dir = fi.IsDir()
 	read.id, read.times, changed = fileState(fi)
 	if !whole || time.Since(changed) < racyWindow {
 		read.times = ""
@@ -198,17 +224,38 @@ var made struct {
 	root, home string
 	reads      *reads
 	plan       Plan
+	// mark is the journal's since the paths read were last found as
+	// they were, but rest, which it does not cover.
+	mark journalMark
+	rest []pathRead
 }
 
 // madeBefore is the last plan made for root and home, if nothing it was
-// made from has changed.
+// made from has changed: each path read is looked at, or, while the
+// journal has seen no change since they were, those it does not cover.
 func madeBefore(root, home string, getenv func(string) string) (Plan, bool) {
 	made.Lock()
-	r, p, ok := made.reads, made.plan, made.root == root && made.home == home
+	r, p, mark, rest := made.reads, made.plan, made.mark, made.rest
+	ok := made.root == root && made.home == home
 	made.Unlock()
-	if !ok || r == nil || !r.hold(getenv) {
+	if !ok || r == nil || !r.varsHold(getenv) {
 		return Plan{}, false
 	}
+	if journalStill(mark) {
+		if !pathsHold(rest) {
+			return Plan{}, false
+		}
+		return p.clone(), true
+	}
+	mark, rest = r.armJournal()
+	if !pathsHold(r.paths) {
+		return Plan{}, false
+	}
+	made.Lock()
+	if made.reads == r {
+		made.mark, made.rest = mark, rest
+	}
+	made.Unlock()
 	return p.clone(), true
 }
 
@@ -217,6 +264,7 @@ func keepMade(root, home string, r *reads, p Plan) {
 	made.Lock()
 	defer made.Unlock()
 	made.root, made.home, made.reads, made.plan = root, home, nil, Plan{}
+	made.mark, made.rest = journalMark{}, nil
 	if !r.unsure {
 		made.reads, made.plan = r, p.clone()
 	}

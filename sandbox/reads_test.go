@@ -5,6 +5,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,13 @@ type keptPlan struct {
 	t          *testing.T
 	root, home string
 	vars       map[string]string
+}
+
+// keptMark is the journal's mark for the kept lists.
+func keptMark() journalMark {
+	made.Lock()
+	defer made.Unlock()
+	return made.mark
 }
 
 func newKeptPlan(t *testing.T) *keptPlan {
@@ -100,6 +108,10 @@ func TestKeptListsFollowWhatTheyWereMadeFrom(t *testing.T) {
 				must(t, os.Symlink(k.home, filepath.Join(k.root, ".git", "modules")))
 			}
 			before := k.plan()
+			k.plan() // the second arms the journal: the change is seen by it
+			if runtime.GOOS == "linux" && !keptMark().armed() {
+				t.Fatal("the journal was not armed for the kept lists")
+			}
 			want := change(k)
 			after := k.plan()
 			if !after.Same(k.fresh()) {

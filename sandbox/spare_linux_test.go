@@ -10,6 +10,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// armed checks f once, which arms its journal: the next check is the
+// journal's. It fails where the journal covers none of f.
+func armed(t *testing.T, f Footprint) Footprint {
+	t.Helper()
+	if !f.Holds() {
+		t.Fatal("the footprint changed with nothing changed")
+	}
+	f.journal.Lock()
+	defer f.journal.Unlock()
+	if !f.journal.mark.armed() {
+		t.Fatal("the journal covers nothing of the footprint")
+	}
+	return f
+}
+
 func TestFootprintChangesWithWhatLiesAtThePlansPaths(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
@@ -30,10 +45,7 @@ func TestFootprintChangesWithWhatLiesAtThePlansPaths(t *testing.T) {
 		{"the folder a protected folder would be made in appears", func() error { return os.Mkdir(filepath.Join(root, ".git"), 0o755) }},
 		{"a secret place appears", func() error { return os.MkdirAll(filepath.Join(dir, "home", ".aws"), 0o700) }},
 	}
-	before := FootprintOf(p)
-	if !before.Holds() {
-		t.Fatal("the footprint changed with nothing changed")
-	}
+	before := armed(t, FootprintOf(p))
 	for _, s := range steps {
 		if err := s.do(); err != nil {
 			t.Fatal(err)
@@ -41,7 +53,7 @@ func TestFootprintChangesWithWhatLiesAtThePlansPaths(t *testing.T) {
 		if before.Holds() {
 			t.Errorf("%s: the footprint did not change", s.what)
 		}
-		before = FootprintOf(p)
+		before = armed(t, FootprintOf(p))
 	}
 	os.WriteFile(config, []byte("written in place"), 0o644) // same file: the spare's mount shows it
 	if !before.Holds() {
@@ -92,6 +104,7 @@ func TestFootprintSeesMissingPlacesAppear(t *testing.T) {
 		{"a file is written in a folder that was there", func() error { return os.WriteFile(filepath.Join(home, ".kube", "cache"), nil, 0o600) }, false},
 	}
 	for _, s := range steps {
+		armed(t, f)
 		if err := s.do(); err != nil {
 			t.Fatal(err)
 		}
@@ -119,6 +132,7 @@ func TestFootprintFollowsLinksToNowhere(t *testing.T) {
 		"a linked file":         filepath.Join(dotfiles, "kube"),
 	} {
 		f := FootprintOf(p)
+		f.Holds() // arms the journal for what it covers
 		must(t, os.MkdirAll(target, 0o700))
 		if f.Holds() {
 			t.Errorf("%s: a secret place appeared through a link and the footprint holds", what)

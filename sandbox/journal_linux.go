@@ -1,0 +1,244 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The journal spares a check its stats. What a plan's lists were made
+// from, and a footprint, are checked before each confined command: a
+// stat of each path, 40 to 60 of them, about a tenth of the helper's
+// time for a short command. The journal watches, with inotify, each
+// folder along those paths for changes to the entries on the way, and a
+// folder whose entries count for changes to any of them. A check armed
+// with it (armJournal, then a look at each path as before) is then told
+// by one read that nothing it looked at can have changed.
+//
+// Covered is what lies at a path, and what a folder lists. Not covered,
+// so looked at each time by the caller: what a file holds (a write
+// through a shared mapping makes no event), a path with a link on its
+// way (the folders past the link are not on the path's way), and a
+// folder on a file system whose changes may come from elsewhere (a
+// network's or FUSE's). Mounts are not entries: the callers follow the
+// mount table apart (mountGeneration). An event lost (the queue
+// overflowed) or a watch removed counts as a change.
+
+// journalMask is every change to a folder's entries, or to a watched
+// folder itself.
+const journalMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_MOVED_FROM |
+	unix.IN_MOVED_TO | unix.IN_CREATE | unix.IN_DELETE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
+	unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
+
+// maxWatches bounds the folders watched: past it the journal starts over.
+// Watches count against the user's inotify limit, which other programs
+// (an editor's file watcher) need.
+const maxWatches = 512
+
+// minUserWatches is the least inotify limit the journal is used under: a
+// few hundred watches are a small share of it (older kernels' 8192 is
+// shared by every editor the user runs).
+const minUserWatches = 65536
+
+var journal struct {
+	sync.Mutex
+	fd      int  // the inotify instance; -1 when there is none
+	tried   bool // an instance was asked for
+	epoch   uint64
+	changes uint64                    // changes seen to watched entries
+	watched map[int32]*watchedEntries // by watch descriptor
+}
+
+// watchedEntries are the entries of a watched folder that count.
+type watchedEntries struct {
+	names map[string]bool
+	all   bool // every entry (a folder listed)
+}
+
+// journalMark is the journal's state when a check was armed.
+type journalMark struct{ epoch, changes uint64 }
+
+// armed tells that the mark was given (the zero mark covers nothing).
+func (m journalMark) armed() bool { return m.epoch != 0 }
+
+// journalItem is a path a check looks at: what lies there, through a
+// final link if follow, and, entries, what the folder there lists.
+type journalItem struct {
+	path    string
+	follow  bool
+	entries bool
+}
+
+// armJournal watches items and returns the journal's mark, and which
+// items it covers. The caller then looks at each path: if all is as it
+// was, the mark stands for that state of the covered ones until
+// journalStill says otherwise (a change since the mark, the look's own
+// time included, is in the journal: the watches were in place before
+// the look). The others it looks at each time.
+func armJournal(items []journalItem) (journalMark, []bool) {
+	journal.Lock()
+	defer journal.Unlock()
+	covered := make([]bool, len(items))
+	if !journalOpen() {
+		return journalMark{}, covered
+	}
+	drainJournal()
+	mark := journalMark{journal.epoch, journal.changes}
+	for i, it := range items {
+		covered[i] = coverPath(it)
+	}
+	return mark, covered
+}
+
+// journalStill tells that nothing covered changed since m (a zero m:
+// nothing was covered).
+func journalStill(m journalMark) bool {
+	journal.Lock()
+	defer journal.Unlock()
+	if !m.armed() || m.epoch != journal.epoch || journal.fd < 0 {
+		return false
+	}
+	drainJournal()
+	return journal.changes == m.changes
+}
+
+// journalOpen makes the inotify instance, the first time or once too
+// many folders are watched (every mark given before is void then);
+// false where there is none to be had.
+func journalOpen() bool {
+	switch {
+	case journal.tried && journal.fd < 0:
+		return false
+	case journal.tried && len(journal.watched) <= maxWatches:
+		return true
+	case journal.tried:
+		unix.Close(journal.fd)
+	}
+	journal.tried = true
+	journal.epoch++
+	journal.watched = map[int32]*watchedEntries{}
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil || userWatches() < minUserWatches {
+		unix.Close(fd)
+		fd = -1
+	}
+	journal.fd = fd
+	return fd >= 0
+}
+
+// userWatches is the kernel's limit of inotify watches per user.
+func userWatches() int {
+	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches")
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// coverPath watches the folders on item's way for the entry taken in
+// each, down to where the way ends: a missing entry (its making is an
+// event), the path itself (a folder whose entries count is watched
+// whole). False where the way passes a link or a file system not
+// covered.
+func coverPath(it journalItem) bool {
+	path := filepath.Clean(it.path)
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	dir, rest := "/", strings.TrimPrefix(path, "/")
+	for rest != "" {
+		name, more, _ := strings.Cut(rest, "/")
+		if !watchEntry(dir, name, false) {
+			return false
+		}
+		next := filepath.Join(dir, name)
+		var st unix.Stat_t
+		if err := unix.Lstat(next, &st); err != nil {
+			return true // missing, or not to be looked into: its entry is watched
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			return more == "" && !it.follow
+		case unix.S_IFDIR:
+		default:
+			return true // a file: the way ends here
+		}
+		dir, rest = next, more
+	}
+	return !it.entries || watchEntry(dir, "", true)
+}
+
+// watchEntry watches folder dir for changes to entry name, or to all of
+// them.
+func watchEntry(dir, name string, all bool) bool {
+	var fs unix.Statfs_t
+	if unix.Statfs(dir, &fs) != nil || !localFS(uint32(fs.Type)) {
+		return false
+	}
+	wd, err := unix.InotifyAddWatch(journal.fd, dir, journalMask)
+	if err != nil {
+		return false
+	}
+	w := journal.watched[int32(wd)]
+	if w == nil {
+		w = &watchedEntries{names: map[string]bool{}}
+		journal.watched[int32(wd)] = w
+	}
+	w.all = w.all || all
+	if name != "" {
+		w.names[name] = true
+	}
+	return true
+}
+
+// localFS tells the file systems whose every change is made through this
+// kernel, so that inotify sees it: not a network's, nor FUSE's, nor
+// /proc's or /sys's.
+func localFS(magic uint32) bool {
+	switch magic {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, unix.RAMFS_MAGIC, 0x2fc12fc1 /* zfs */, 0xca451a4e /* bcachefs */ :
+		return true
+	}
+	return false
+}
+
+// drainJournal reads the events queued and counts those that concern a
+// covered entry.
+func drainJournal() {
+	var buf [4096]byte
+	for {
+		n, err := unix.Read(journal.fd, buf[:])
+		if err != nil || n <= 0 {
+			return
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
+			if journalCounts(ev, strings.TrimRight(string(name), "\x00")) {
+				journal.changes++
+			}
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+		}
+	}
+}
+
+// journalCounts tells whether an event is a change to a covered entry:
+// an entry that counts, the folder itself, a lost event or a watch
+// gone.
+func journalCounts(ev *unix.InotifyEvent, name string) bool {
+	if ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_IGNORED|unix.IN_UNMOUNT) != 0 {
+		if ev.Mask&unix.IN_IGNORED != 0 {
+			delete(journal.watched, ev.Wd)
+		}
+		return true
+	}
+	w := journal.watched[ev.Wd]
+	return w == nil || w.all || name == "" || w.names[name]
+}
