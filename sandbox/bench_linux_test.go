@@ -188,12 +188,26 @@ func BenchmarkFootprint(b *testing.B) {
 		}
 	})
 	f := readFootprint(p)
-	b.Run("holds", func(b *testing.B) {
+	b.Run("look", func(b *testing.B) { // a check without the journal
+		for b.Loop() {
+			if holds, _ := f.look(); !holds {
+				b.Fatal("the footprint changed")
+			}
+		}
+	})
+	b.Run("arm", func(b *testing.B) { // a check after a change: the journal armed, then a look
+		for b.Loop() {
+			f.armJournal()
+			f.look()
+		}
+	})
+	b.Run("holds", func(b *testing.B) { // the journal's word, and a look at what it does not cover
 		for b.Loop() {
 			if !f.Holds() {
 				b.Fatal("the footprint changed")
 			}
 		}
 	})
-	b.Logf("%d paths there, %d folders of missing paths", len(f.there), len(f.gone))
+	_, rest := f.armJournal()
+	b.Logf("%d paths there, %d folders of missing paths; not covered: %d and %d", len(f.there), len(f.gone), len(rest.there), len(rest.gone))
 }

@@ -89,10 +89,21 @@ func armJournal(items []journalItem) (journalMark, []bool) {
 	}
 	drainJournal()
 	mark := journalMark{journal.epoch, journal.changes}
+	a := arming{watched: map[string]*watchedEntries{}, kinds: map[string]uint32{}}
 	for i, it := range items {
-		covered[i] = coverPath(it)
+		covered[i] = a.coverPath(it)
 	}
 	return mark, covered
+}
+
+// arming is what one armJournal has learnt, so that a folder shared by
+// many paths' ways is watched and looked at once: the folders it
+// watches (nil: one that cannot be), and the type of what lies at each
+// path looked at (0: an error). Each was learnt after the folder above
+// was watched, so a change since is in the journal.
+type arming struct {
+	watched map[string]*watchedEntries
+	kinds   map[string]uint32
 }
 
 // journalStill tells that nothing covered changed since m (a zero m:
@@ -146,7 +157,7 @@ func userWatches() int {
 // event), the path itself (a folder whose entries count is watched
 // whole). False where the way passes a link or a file system not
 // covered.
-func coverPath(it journalItem) bool {
+func (a arming) coverPath(it journalItem) bool {
 	path := filepath.Clean(it.path)
 	if !filepath.IsAbs(path) {
 		return false
@@ -154,15 +165,13 @@ func coverPath(it journalItem) bool {
 	dir, rest := "/", strings.TrimPrefix(path, "/")
 	for rest != "" {
 		name, more, _ := strings.Cut(rest, "/")
-		if !watchEntry(dir, name, false) {
+		if !a.watch(dir, name, false) {
 			return false
 		}
 		next := filepath.Join(dir, name)
-		var st unix.Stat_t
-		if err := unix.Lstat(next, &st); err != nil {
+		switch a.kind(next) {
+		case 0:
 			return true // missing, or not to be looked into: its entry is watched
-		}
-		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
 			return more == "" && !it.follow
 		case unix.S_IFDIR:
@@ -171,30 +180,58 @@ func coverPath(it journalItem) bool {
 		}
 		dir, rest = next, more
 	}
-	return !it.entries || watchEntry(dir, "", true)
+	return !it.entries || a.watch(dir, "", true)
 }
 
-// watchEntry watches folder dir for changes to entry name, or to all of
+// kind is the type of what lies at path, not followed; 0 for an error.
+func (a arming) kind(path string) uint32 {
+	k, ok := a.kinds[path]
+	if !ok {
+		var st unix.Stat_t
+		if unix.Lstat(path, &st) == nil {
+			k = st.Mode & unix.S_IFMT
+		}
+		a.kinds[path] = k
+	}
+	return k
+}
+
+// watch watches folder dir for changes to entry name, or to all of
 // them.
-func watchEntry(dir, name string, all bool) bool {
-	var fs unix.Statfs_t
-	if unix.Statfs(dir, &fs) != nil || !localFS(uint32(fs.Type)) {
-		return false
+func (a arming) watch(dir, name string, all bool) bool {
+	w, ok := a.watched[dir]
+	if !ok {
+		w = watchFolder(dir)
+		a.watched[dir] = w
 	}
-	wd, err := unix.InotifyAddWatch(journal.fd, dir, journalMask)
-	if err != nil {
-		return false
-	}
-	w := journal.watched[int32(wd)]
 	if w == nil {
-		w = &watchedEntries{names: map[string]bool{}}
-		journal.watched[int32(wd)] = w
+		return false
 	}
 	w.all = w.all || all
 	if name != "" {
 		w.names[name] = true
 	}
 	return true
+}
+
+// watchFolder has the kernel watch folder dir, and returns what of it
+// counts; nil where it cannot be watched, or its changes may be made
+// out of this kernel's sight.
+func watchFolder(dir string) *watchedEntries {
+	var fs unix.Statfs_t
+	if unix.Statfs(dir, &fs) != nil || !localFS(uint32(fs.Type)) {
+		return nil
+	}
+	wd, err := unix.InotifyAddWatch(journal.fd, dir, journalMask)
+	if err != nil {
+		return nil
+	}
+	w := journal.watched[int32(wd)]
+	if w == nil {
+		w = &watchedEntries{names: map[string]bool{}}
+		journal.watched[int32(wd)] = w
+	}
+	return w
 }
 
 // localFS tells the file systems whose every change is made through this

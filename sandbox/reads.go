@@ -224,18 +224,22 @@ var made struct {
 	root, home string
 	reads      *reads
 	plan       Plan
-	// mark is the journal's since the paths read were last found as
-	// they were, but rest, which it does not cover.
-	mark journalMark
-	rest []pathRead
+	// looked: a look found every path read as it was, since they were
+	// made. mark is the journal's since the last such look, but for rest,
+	// which it does not cover.
+	looked bool
+	mark   journalMark
+	rest   []pathRead
 }
 
 // madeBefore is the last plan made for root and home, if nothing it was
 // made from has changed: each path read is looked at, or, while the
 // journal has seen no change since they were, those it does not cover.
+// The journal is armed at the second look: lists made again at each
+// command (a command that changes a file read) do not pay for it.
 func madeBefore(root, home string, getenv func(string) string) (Plan, bool) {
 	made.Lock()
-	r, p, mark, rest := made.reads, made.plan, made.mark, made.rest
+	r, p, looked, mark, rest := made.reads, made.plan, made.looked, made.mark, made.rest
 	ok := made.root == root && made.home == home
 	made.Unlock()
 	if !ok || r == nil || !r.varsHold(getenv) {
@@ -247,13 +251,16 @@ func madeBefore(root, home string, getenv func(string) string) (Plan, bool) {
 		}
 		return p.clone(), true
 	}
-	mark, rest = r.armJournal()
+	mark, rest = journalMark{}, nil
+	if looked {
+		mark, rest = r.armJournal()
+	}
 	if !pathsHold(r.paths) {
 		return Plan{}, false
 	}
 	made.Lock()
 	if made.reads == r {
-		made.mark, made.rest = mark, rest
+		made.looked, made.mark, made.rest = true, mark, rest
 	}
 	made.Unlock()
 	return p.clone(), true
@@ -264,7 +271,7 @@ func keepMade(root, home string, r *reads, p Plan) {
 	made.Lock()
 	defer made.Unlock()
 	made.root, made.home, made.reads, made.plan = root, home, nil, Plan{}
-	made.mark, made.rest = journalMark{}, nil
+	made.looked, made.mark, made.rest = false, journalMark{}, nil
 	if !r.unsure {
 		made.reads, made.plan = r, p.clone()
 	}

@@ -108,7 +108,8 @@ func TestKeptListsFollowWhatTheyWereMadeFrom(t *testing.T) {
 				must(t, os.Symlink(k.home, filepath.Join(k.root, ".git", "modules")))
 			}
 			before := k.plan()
-			k.plan() // the second arms the journal: the change is seen by it
+			k.plan()
+			k.plan() // the second look arms the journal: the change is seen by it
 			if runtime.GOOS == "linux" && !keptMark().armed() {
 				t.Fatal("the journal was not armed for the kept lists")
 			}
@@ -173,5 +174,25 @@ func TestUnsureListsAreNotKept(t *testing.T) {
 	k.plan()
 	if _, ok := madeBefore(k.root, k.home, env(k.vars)); !ok {
 		t.Error("nothing is tested: the lists are not kept even outside the window")
+	}
+}
+
+// The journal is armed at the second look since the lists were made, so
+// lists made again at each command do not pay for arming it.
+func TestKeptListsArmTheJournalAtTheSecondLook(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the journal is Linux's")
+	}
+	k := newKeptPlan(t)
+	for i, want := range []bool{false, false, true, true} {
+		k.plan()
+		if got := keptMark().armed(); got != want {
+			t.Fatalf("plan %d: journal armed %v, want %v", i+1, got, want)
+		}
+	}
+	k.write(filepath.Join(k.root, ".git", "config"), "[core]\n\thooksPath = hk\n")
+	k.plan()
+	if keptMark().armed() {
+		t.Error("lists made again after a change armed the journal at once")
 	}
 }
