@@ -20,25 +20,38 @@ import (
 // with it (armJournal, then a look at each path as before) is then told
 // by one read that nothing it looked at can have changed.
 //
-// Covered is what lies at a path, and what a folder lists. Not covered,
-// so looked at each time by the caller: what a file holds (a write
-// through a shared mapping makes no event), a path with a link on its
-// way (the folders past the link are not on the path's way), and a
-// folder on a file system whose changes may come from elsewhere (a
-// network's or FUSE's). Mounts are not entries: the callers follow the
-// mount table apart (mountGeneration). An event lost (the queue
-// overflowed) or a watch removed counts as a change.
+// Covered is what lies at a path (and its own attributes where they
+// count), and what a folder lists. Not covered, so looked at each time
+// by the caller: what a file holds (a write through a shared mapping
+// makes no event), a path with a link on its way (the folders past the
+// link are not on the path's way), and a folder on a file system whose
+// changes may come from elsewhere (a network's or FUSE's), or be made
+// whole (a ZFS rollback). The mount table is part of the mark
+// (mountGeneration): a mount is no entry's change. An event lost (the
+// queue overflowed) or a watch removed counts as a change. An overlay
+// whose layers are changed beneath it, by root on the host, is not seen.
 
 // journalMask is every change to a folder's entries, or to a watched
-// folder itself.
-const journalMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_MOVED_FROM |
-	unix.IN_MOVED_TO | unix.IN_CREATE | unix.IN_DELETE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
-	unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
+// folder itself. Writes to what a file holds make no event: what a file
+// holds is never covered.
+const journalMask = unix.IN_ATTRIB | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_CREATE |
+	unix.IN_DELETE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
+
+// selfMask is every change to a watched file's own attributes, or to
+// where it is (through any of its links).
+const selfMask = unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW
+
+// entryChanges are the events that change what a folder lists.
+const entryChanges = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO
+
+// fsCasefoldFL is FS_CASEFOLD_FL: the folder's names are looked up
+// regardless of case.
+const fsCasefoldFL = 0x40000000
 
 // maxWatches bounds the folders watched: past it the journal starts over.
 // Watches count against the user's inotify limit, which other programs
 // (an editor's file watcher) need.
-const maxWatches = 512
+const maxWatches = 2048
 
 // minUserWatches is the least inotify limit the journal is used under: a
 // few hundred watches are a small share of it (older kernels' 8192 is
@@ -60,17 +73,20 @@ type watchedEntries struct {
 	all   bool // every entry (a folder listed)
 }
 
-// journalMark is the journal's state when a check was armed.
-type journalMark struct{ epoch, changes uint64 }
+// journalMark is the journal's state when a check was armed, and the
+// mount table's (mountGeneration).
+type journalMark struct{ epoch, changes, mounts uint64 }
 
 // armed tells that the mark was given (the zero mark covers nothing).
 func (m journalMark) armed() bool { return m.epoch != 0 }
 
 // journalItem is a path a check looks at: what lies there, through a
-// final link if follow, and, entries, what the folder there lists.
+// final link if follow; attrs, its own attributes (its mode); entries,
+// what the folder there lists.
 type journalItem struct {
 	path    string
 	follow  bool
+	attrs   bool
 	entries bool
 }
 
@@ -88,7 +104,7 @@ func armJournal(items []journalItem) (journalMark, []bool) {
 		return journalMark{}, covered
 	}
 	drainJournal()
-	mark := journalMark{journal.epoch, journal.changes}
+	mark := journalMark{journal.epoch, journal.changes, mountGeneration()}
 	a := arming{watched: map[string]*watchedEntries{}, kinds: map[string]uint32{}}
 	for i, it := range items {
 		covered[i] = a.coverPath(it)
@@ -111,7 +127,7 @@ type arming struct {
 func journalStill(m journalMark) bool {
 	journal.Lock()
 	defer journal.Unlock()
-	if !m.armed() || m.epoch != journal.epoch || journal.fd < 0 {
+	if !m.armed() || m.epoch != journal.epoch || journal.fd < 0 || mountGeneration() != m.mounts {
 		return false
 	}
 	drainJournal()
@@ -154,9 +170,9 @@ func userWatches() int {
 
 // coverPath watches the folders on item's way for the entry taken in
 // each, down to where the way ends: a missing entry (its making is an
-// event), the path itself (a folder whose entries count is watched
-// whole). False where the way passes a link or a file system not
-// covered.
+// event), the path itself (watched itself where its attributes count, a
+// folder whose entries count watched whole). False where the way passes
+// a link or a file system not covered.
 func (a arming) coverPath(it journalItem) bool {
 	path := filepath.Clean(it.path)
 	if !filepath.IsAbs(path) {
@@ -173,14 +189,14 @@ func (a arming) coverPath(it journalItem) bool {
 		case 0:
 			return true // missing, or not to be looked into: its entry is watched
 		case unix.S_IFLNK:
-			return more == "" && !it.follow
+			return more == "" && !it.follow // a link's own attributes never change
 		case unix.S_IFDIR:
-		default:
-			return true // a file: the way ends here
+		default: // a file: the way ends here
+			return more != "" || !it.attrs || a.watchFile(next)
 		}
 		dir, rest = next, more
 	}
-	return !it.entries || a.watch(dir, "", true)
+	return (!it.attrs || a.watch(dir, "", false)) && (!it.entries || a.watch(dir, "", true))
 }
 
 // kind is the type of what lies at path, not followed; 0 for an error.
@@ -214,15 +230,37 @@ func (a arming) watch(dir, name string, all bool) bool {
 	return true
 }
 
+// watchFile watches the file at path itself: a change to its
+// attributes through another of its links reaches no folder of this one.
+func (a arming) watchFile(path string) bool {
+	if _, ok := a.watched[path]; ok {
+		return true
+	}
+	w := addWatch(path, selfMask)
+	a.watched[path] = w
+	return w != nil
+}
+
 // watchFolder has the kernel watch folder dir, and returns what of it
 // counts; nil where it cannot be watched, or its changes may be made
-// out of this kernel's sight.
+// out of this kernel's sight. Every entry of a folder whose names are
+// looked up regardless of case counts: the event names the entry as it
+// was made, a lookup finds it by any case.
 func watchFolder(dir string) *watchedEntries {
+	w := addWatch(dir, journalMask)
+	if w != nil && caseFolded(dir) {
+		w.all = true
+	}
+	return w
+}
+
+// addWatch adds a watch at path, on a file system that is covered.
+func addWatch(path string, mask uint32) *watchedEntries {
 	var fs unix.Statfs_t
-	if unix.Statfs(dir, &fs) != nil || !localFS(uint32(fs.Type)) {
+	if unix.Statfs(path, &fs) != nil || !localFS(uint32(fs.Type)) {
 		return nil
 	}
-	wd, err := unix.InotifyAddWatch(journal.fd, dir, journalMask)
+	wd, err := unix.InotifyAddWatch(journal.fd, path, mask)
 	if err != nil {
 		return nil
 	}
@@ -234,13 +272,25 @@ func watchFolder(dir string) *watchedEntries {
 	return w
 }
 
+// caseFolded tells a folder whose names are looked up regardless of
+// case. Made so later (only while it is empty) is an event of its own.
+func caseFolded(dir string) bool {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return true // not to be told: taken as folded
+	}
+	defer unix.Close(fd)
+	flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
+	return err == nil && flags&fsCasefoldFL != 0
+}
+
 // localFS tells the file systems whose every change is made through this
 // kernel, so that inotify sees it: not a network's, nor FUSE's, nor
 // /proc's or /sys's.
 func localFS(magic uint32) bool {
 	switch magic {
 	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
-		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, unix.RAMFS_MAGIC, 0x2fc12fc1 /* zfs */, 0xca451a4e /* bcachefs */ :
+		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, unix.RAMFS_MAGIC:
 		return true
 	}
 	return false
@@ -267,8 +317,9 @@ func drainJournal() {
 }
 
 // journalCounts tells whether an event is a change to a covered entry:
-// an entry that counts, the folder itself, a lost event or a watch
-// gone.
+// any change to an entry that counts, or to the watched folder or file
+// itself, what a folder whose entries count lists, a lost event or a
+// watch gone.
 func journalCounts(ev *unix.InotifyEvent, name string) bool {
 	if ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_IGNORED|unix.IN_UNMOUNT) != 0 {
 		if ev.Mask&unix.IN_IGNORED != 0 {
@@ -277,5 +328,5 @@ func journalCounts(ev *unix.InotifyEvent, name string) bool {
 		return true
 	}
 	w := journal.watched[ev.Wd]
-	return w == nil || w.all || name == "" || w.names[name]
+	return w == nil || name == "" || w.names[name] || w.all && ev.Mask&entryChanges != 0
 }

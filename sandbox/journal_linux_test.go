@@ -3,8 +3,10 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // journalTree is a file, a folder whose entries count and a missing path,
@@ -23,7 +25,7 @@ func newJournalTree(t *testing.T) *journalTree {
 	mkdir(t, j.listed)
 	write(t, j.file, "x")
 	write(t, filepath.Join(j.listed, "entry"), "x")
-	mark, covered := armJournal([]journalItem{{path: j.file, follow: true}, {path: j.listed, follow: true, entries: true},
+	mark, covered := armJournal([]journalItem{{path: j.file, follow: true, attrs: true}, {path: j.listed, follow: true, entries: true},
 		{path: j.missing, follow: true}})
 	for i, c := range covered {
 		if !c {
@@ -64,12 +66,25 @@ func TestJournalSeesEachChangeToWhatItCovers(t *testing.T) {
 			return os.Symlink(filepath.Join(j.base, "copy"), a)
 		}, true},
 		{"an entry made in the folder listed", func(j *journalTree) error { return os.WriteFile(filepath.Join(j.listed, "new"), nil, 0o644) }, true},
-		{"an entry of the folder listed written", func(j *journalTree) error {
+		{"an entry of the folder listed written in place", func(j *journalTree) error {
 			return os.WriteFile(filepath.Join(j.listed, "entry"), []byte("y"), 0o644)
+		}, false},
+		{"an entry of the folder listed renamed", func(j *journalTree) error {
+			return os.Rename(filepath.Join(j.listed, "entry"), filepath.Join(j.listed, "moved"))
+		}, true},
+		{"its mode changed through another link", func(j *journalTree) error {
+			other := filepath.Join(j.base, "link")
+			if err := os.Link(j.file, other); err != nil {
+				return err
+			}
+			journalStill(j.mark) // the new link's own event is counted: take it first
+			j.mark, _ = armJournal(nil)
+			return os.Chmod(other, 0o600)
 		}, true},
 		{"the first missing step made", func(j *journalTree) error { return os.Mkdir(filepath.Join(j.base, "a", "gone"), 0o755) }, true},
 		{"a file made beside the paths", func(j *journalTree) error { return os.WriteFile(filepath.Join(j.base, "a", "beside"), nil, 0o644) }, false},
-		{"a file beside the file written", func(j *journalTree) error { return os.WriteFile(filepath.Join(j.base, "a", "b", "beside"), nil, 0o644) }, false},
+		{"a file beside the file made", func(j *journalTree) error { return os.WriteFile(filepath.Join(j.base, "a", "b", "beside"), nil, 0o644) }, false},
+		{"the file written in place", func(j *journalTree) error { return os.WriteFile(j.file, []byte("y"), 0o644) }, false},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			j := newJournalTree(t)
@@ -116,24 +131,60 @@ func TestJournalCountsLostEvents(t *testing.T) {
 		t.Skipf("the queue's length here: %q, %v", max, err)
 	}
 	j := newJournalTree(t)
-	var beside [2]*os.File
+	var beside [2]string
 	for i := range beside {
-		f, err := os.Create(filepath.Join(j.base, "a", "b", "beside"+strconv.Itoa(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		beside[i] = f
+		beside[i] = filepath.Join(j.base, "a", "b", "beside"+strconv.Itoa(i))
+		write(t, beside[i], "")
 	}
+	now := time.Now()
 	for i := range n + 10 {
-		beside[i%2].Write([]byte("x")) // an IN_MODIFY each, for entries that do not count; alike in turn, never merged
+		// an IN_ATTRIB each, for entries that do not count; alike in turn, never merged
+		os.Chtimes(beside[i%2], now, now.Add(time.Duration(i)))
 	}
 	if journalStill(j.mark) {
 		t.Error("the queue overflowed and the journal holds")
 	}
-	k := newJournalTree(t)
-	k.mark = journalMark{k.mark.epoch, k.mark.changes}
-	if !journalStill(k.mark) {
+	if k := newJournalTree(t); !journalStill(k.mark) {
 		t.Error("nothing is tested: the journal does not hold once drained")
+	}
+}
+
+// A mount on the way is no entry's change: the mark holds the mount
+// table's generation. A mount's root notifies no folder above it: a path
+// ending there is watched itself where its attributes count.
+func TestJournalSeesMountsAndTheirRoots(t *testing.T) {
+	j := newJournalTree(t)
+	mountTmpfs(t, filepath.Join(j.base, "a", "b"))
+	if journalStill(j.mark) {
+		t.Error("a file system mounted on the way and the journal holds")
+	}
+	mnt := filepath.Join(j.base, "a", "b")
+	mark, covered := armJournal([]journalItem{{path: mnt, follow: true, attrs: true}})
+	if !covered[0] || !journalStill(mark) {
+		t.Fatal("the mount's root is not covered")
+	}
+	must(t, os.Chmod(mnt, 0o700))
+	if journalStill(mark) {
+		t.Error("a mount's root changed its mode and the journal holds")
+	}
+}
+
+// Kept lists follow a file system mounted where they were read: a
+// submodule that appears on it is protected as a fresh plan protects it.
+func TestKeptListsFollowAMount(t *testing.T) {
+	k := newKeptPlan(t)
+	modules := filepath.Join(k.root, ".git", "modules")
+	mkdir(t, modules)
+	for range 3 {
+		k.plan() // made, looked at, armed
+	}
+	if !keptMark().armed() {
+		t.Fatal("the journal was not armed for the kept lists")
+	}
+	mountTmpfs(t, modules)
+	k.write(filepath.Join(modules, "lib", "HEAD"), "ref: refs/heads/main\n")
+	want := filepath.Join(modules, "lib", "config")
+	if kept := k.plan(); !slices.Contains(kept.Protect, want) {
+		t.Errorf("%s, on a file system mounted since, is not protected", want)
 	}
 }

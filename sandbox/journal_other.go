@@ -11,6 +11,7 @@ func (journalMark) armed() bool { return false }
 type journalItem struct {
 	path    string
 	follow  bool
+	attrs   bool
 	entries bool
 }
 

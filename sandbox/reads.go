@@ -183,7 +183,7 @@ func pathsHold(paths []pathRead) bool {
 func (r *reads) armJournal() (journalMark, []pathRead) {
 	items := make([]journalItem, len(r.paths))
 	for i, p := range r.paths {
-		items[i] = journalItem{path: p.path, follow: p.follow, entries: p.whole && p.dir}
+		items[i] = journalItem{path: p.path, follow: p.follow, attrs: true, entries: p.whole && p.dir}
 	}
 	mark, covered := armJournal(items)
 	var rest []pathRead
