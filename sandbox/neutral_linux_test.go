@@ -3,8 +3,12 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The trampoline makes a neutral file only in a writable place, even
@@ -56,5 +60,54 @@ func swapFolder(stop chan struct{}, dir, aside, link string) {
 		os.Rename(link, dir)
 		os.Rename(dir, link)
 		os.Rename(aside+".tmp", dir)
+	}
+}
+
+// A neutral file appears whole: the only event for its name is its
+// making, never a write after it (an empty commondir, read by a git
+// running beside the holder, stops that git).
+func TestNeutralFileAppearsWhole(t *testing.T) {
+	for _, byName := range []bool{false, true} {
+		root := t.TempDir()
+		mkdir(t, filepath.Join(root, ".git"))
+		path := filepath.Join(root, ".git", "commondir")
+		fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+		if err != nil {
+			t.Skipf("no inotify here: %v", err)
+		}
+		defer unix.Close(fd)
+		if _, err := unix.InotifyAddWatch(fd, filepath.Dir(path), unix.IN_CREATE|unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO); err != nil {
+			t.Fatal(err)
+		}
+		if byName {
+			dirfd, _ := openWritableDir(filepath.Dir(path), []string{root})
+			err = linkWholeByName(dirfd, "commondir", neutralContent(path))
+			unix.Close(dirfd)
+		} else {
+			err = makeNeutral(path, []string{path}, []string{root})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != ".\n" {
+			t.Fatalf("by name %v: commondir holds %q, %v", byName, b, err)
+		}
+		var events []uint32
+		buf := make([]byte, 4096)
+		n, _ := unix.Read(fd, buf)
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+			if name == "commondir" {
+				events = append(events, ev.Mask)
+			}
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+		}
+		if len(events) != 1 || events[0] != unix.IN_CREATE {
+			t.Errorf("by name %v: the events for commondir are %x, want its making alone", byName, events)
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+			t.Errorf("by name %v: something else was left beside it: %v", byName, entries)
+		}
 	}
 }

@@ -150,8 +150,11 @@ func protect(path string, writable []string, pinned map[string]bool) error {
 // makeNeutral makes a file of neutral that is missing in a writable
 // place, in a folder that is there (a root without .git gets none), with
 // the content that changes nothing for git, so that protect binds it
-// read-only and nothing can be planted there. The file stays when the
-// command ends: git replaces it as it would create it.
+// read-only and nothing can be planted there. It appears whole: a git
+// running meanwhile (a holder makes neutral files beside a command that
+// has just run git init) reads the content or nothing, never an empty
+// commondir, which it cannot read. The file stays when the command ends:
+// git replaces it as it would create it.
 func makeNeutral(path string, neutral, writable []string) error {
 	if !slices.Contains(neutral, path) {
 		return nil
@@ -161,7 +164,7 @@ func makeNeutral(path string, neutral, writable []string) error {
 		return nil
 	}
 	defer unix.Close(dirfd)
-	fd, err := unix.Openat(dirfd, filepath.Base(path), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	err := linkWhole(dirfd, filepath.Base(path), neutralContent(path))
 	switch {
 	case errors.Is(err, fs.ErrExist), errors.Is(err, unix.ELOOP):
 		return nil // there already (a link too: protect binds what it reaches)
@@ -170,12 +173,55 @@ func makeNeutral(path string, neutral, writable []string) error {
 	case err != nil:
 		return fmt.Errorf("making %s: %w", path, err)
 	}
-	f := os.NewFile(uintptr(fd), path)
-	_, err = f.WriteString(neutralContent(path))
-	if cerr := f.Close(); err == nil {
+	return nil
+}
+
+// linkWhole makes name in the folder dirfd with content, whole: written
+// to a file of no name first (O_TMPFILE), then linked there, which fails
+// if name is there. Where the file system has no O_TMPFILE, a file of a
+// name of its own is written, linked, and removed.
+func linkWhole(dirfd int, name, content string) error {
+	fd, err := unix.Openat(dirfd, ".", unix.O_WRONLY|unix.O_TMPFILE|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return linkWholeByName(dirfd, name, content)
+	}
+	defer unix.Close(fd)
+	if err := writeAll(fd, content); err != nil {
+		return err
+	}
+	err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), dirfd, name, unix.AT_SYMLINK_FOLLOW)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return linkWholeByName(dirfd, name, content) // no /proc to link through
+}
+
+func linkWholeByName(dirfd int, name, content string) error {
+	tmp := "." + name + ".termhelper-" + strconv.Itoa(os.Getpid())
+	fd, err := unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer unix.Unlinkat(dirfd, tmp, 0)
+	err = writeAll(fd, content)
+	if cerr := unix.Close(fd); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return unix.Linkat(dirfd, tmp, dirfd, name, 0)
+}
+
+func writeAll(fd int, content string) error {
+	for b := []byte(content); len(b) > 0; {
+		n, err := unix.Write(fd, b)
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
 }
 
 // openWritableDir opens the folder dir if it is there and lies in a
