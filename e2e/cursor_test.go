@@ -155,6 +155,15 @@ func TestCursorCoversBothStreams(t *testing.T) {
 	c.run("session/kill", map[string]any{"sessionId": r.SessionID, "signal": "SIGKILL"})
 }
 
+// pingOf is a ping of h's client, for pinging.
+func pingOf(h *mcpHost) func() {
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), watchdog)
+		defer cancel()
+		h.cs.Ping(ctx, &sdk.PingParams{})
+	}
+}
+
 // pinging calls ping every 100 ms until the returned stop is called (or
 // the test ends): a host that keeps its heartbeat while it waits for
 // answers, however slow the machine makes them.
@@ -282,17 +291,10 @@ func TestMCPCursor(t *testing.T) {
 // pings keeps them.
 func TestMCPHeartbeat(t *testing.T) {
 	t.Parallel()
-	ping := func(h *mcpHost) func() {
-		return func() {
-			ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-			defer cancel()
-			h.cs.Ping(ctx, &sdk.PingParams{})
-		}
-	}
 	t.Run("silent", func(t *testing.T) {
 		t.Parallel()
 		h := startMCP(t, mcpOpts{config: "heartbeat_ms = 200\n"})
-		stop := pinging(t, ping(h)) // until the command runs
+		stop := pinging(t, pingOf(h)) // until the command runs
 		m := marker()
 		res := h.call(map[string]any{"command": "sleep " + m, "background": true, "yield_ms": 0})
 		require.Equal(t, "background", readOf(t, res).State, text(res))
@@ -305,7 +307,7 @@ func TestMCPHeartbeat(t *testing.T) {
 	t.Run("pinging", func(t *testing.T) {
 		t.Parallel()
 		h := startMCP(t, mcpOpts{config: "heartbeat_ms = 500\n"})
-		pinging(t, ping(h))
+		pinging(t, pingOf(h))
 		m := marker()
 		res := h.call(map[string]any{"command": "sleep " + m, "background": true, "yield_ms": 0})
 		id := readOf(t, res).SessionID

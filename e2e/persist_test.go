@@ -486,7 +486,11 @@ func TestPersistMCPHeartbeat(t *testing.T) {
 	o := mcpOpts{root: p.root, args: []string{"--persist", "1s"}, config: "heartbeat_ms = 200\n",
 		env: []string{persist.FolderEnv + "=" + p.dir}}
 	h := startMCP(t, o)
+	// Pings until the command runs: a first call can take longer than
+	// three heartbeats (a fresh helper, a race-detector build).
+	stop := pinging(t, pingOf(h))
 	h.call(map[string]any{"command": counter(m), "background": true, "yield_ms": 0})
+	stop()
 	// The client stays connected and says nothing more.
 	noneLeft(t, m)
 	waitFor(t, "the background helper to exit", func() bool { return len(p.helpers()) == 0 })
