@@ -3,8 +3,8 @@ package engine
 import (
 	"errors"
 	"path/filepath"
-	"unsafe"
 
+	"github.com/termhelper/termhelper/platform"
 	"golang.org/x/sys/unix"
 )
 
@@ -94,9 +94,7 @@ func (o *opens) drain() {
 
 // events counts the opens in buf, whole inotify events.
 func (o *opens) events(buf []byte) {
-	for len(buf) >= unix.SizeofInotifyEvent {
-		ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[0]))
-		buf = buf[min(len(buf), unix.SizeofInotifyEvent+int(ev.Len)):]
+	platform.InotifyEvents(buf, func(ev *unix.InotifyEvent, _ string) {
 		name, ok := o.names[ev.Wd]
 		switch {
 		case ev.Mask&unix.IN_IGNORED != 0:
@@ -107,7 +105,7 @@ func (o *opens) events(buf []byte) {
 		default:
 			o.counts[name]++
 		}
-	}
+	})
 }
 
 func (o *opens) close() {

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
+	"github.com/termhelper/termhelper/platform"
 	"golang.org/x/sys/unix"
 )
 
@@ -80,16 +80,6 @@ type journalMark struct{ epoch, changes, mounts uint64 }
 // armed tells that the mark was given (the zero mark covers nothing).
 func (m journalMark) armed() bool { return m.epoch != 0 }
 
-// journalItem is a path a check looks at: what lies there, through a
-// final link if follow; attrs, its own attributes (its mode); entries,
-// what the folder there lists.
-type journalItem struct {
-	path    string
-	follow  bool
-	attrs   bool
-	entries bool
-}
-
 // armJournal watches items and returns the journal's mark, and which
 // items it covers. The caller then looks at each path: if all is as it
 // was, the mark stands for that state of the covered ones until
@@ -103,7 +93,9 @@ func armJournal(items []journalItem) (journalMark, []bool) {
 	if !journalOpen() {
 		return journalMark{}, covered
 	}
-	drainJournal()
+	if drainJournal(); journal.fd < 0 {
+		return journalMark{}, covered // ended by a failed read
+	}
 	mark := journalMark{journal.epoch, journal.changes, mountGeneration()}
 	a := arming{watched: map[string]*watchedEntries{}, kinds: map[string]uint32{}}
 	for i, it := range items {
@@ -131,7 +123,7 @@ func journalStill(m journalMark) bool {
 		return false
 	}
 	drainJournal()
-	return journal.changes == m.changes
+	return m.epoch == journal.epoch && journal.changes == m.changes
 }
 
 // journalOpen makes the inotify instance, the first time or once too
@@ -297,22 +289,28 @@ func localFS(magic uint32) bool {
 }
 
 // drainJournal reads the events queued and counts those that concern a
-// covered entry.
+// covered entry. A read that fails but for an empty queue ends the
+// journal: no mark holds after it, as an event may be left unread.
 func drainJournal() {
 	var buf [4096]byte
 	for {
 		n, err := unix.Read(journal.fd, buf[:])
-		if err != nil || n <= 0 {
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return
+		case err != nil || n <= 0:
+			unix.Close(journal.fd)
+			journal.fd = -1
+			journal.epoch++
 			return
 		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			name := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
-			if journalCounts(ev, strings.TrimRight(string(name), "\x00")) {
+		platform.InotifyEvents(buf[:n], func(ev *unix.InotifyEvent, name string) {
+			if journalCounts(ev, name) {
 				journal.changes++
 			}
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-		}
+		})
 	}
 }
 

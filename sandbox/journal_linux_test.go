@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // journalTree is a file, a folder whose entries count and a missing path,
@@ -186,5 +188,25 @@ func TestKeptListsFollowAMount(t *testing.T) {
 	want := filepath.Join(modules, "lib", "config")
 	if kept := k.plan(); !slices.Contains(kept.Protect, want) {
 		t.Errorf("%s, on a file system mounted since, is not protected", want)
+	}
+}
+
+// A queue that cannot be read ends the journal: an event may be left in
+// it, so no mark holds after.
+func TestJournalEndsWhenItsQueueCannotBeRead(t *testing.T) {
+	j := newJournalTree(t)
+	t.Cleanup(func() {
+		journal.Lock()
+		journal.tried = false // the next arming makes a journal anew
+		journal.Unlock()
+	})
+	journal.Lock()
+	unix.Close(journal.fd) // its reads now fail
+	journal.Unlock()
+	if journalStill(j.mark) {
+		t.Error("the journal's queue could not be read and the journal holds")
+	}
+	if _, covered := armJournal([]journalItem{{path: j.file}}); covered[0] {
+		t.Error("a journal ended for a failed read covers a path again")
 	}
 }

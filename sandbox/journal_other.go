@@ -8,13 +8,6 @@ type journalMark struct{}
 
 func (journalMark) armed() bool { return false }
 
-type journalItem struct {
-	path    string
-	follow  bool
-	attrs   bool
-	entries bool
-}
-
 func armJournal(items []journalItem) (journalMark, []bool) {
 	return journalMark{}, make([]bool, len(items))
 }

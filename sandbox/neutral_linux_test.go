@@ -3,11 +3,10 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
-	"unsafe"
 
+	"github.com/termhelper/termhelper/platform"
 	"golang.org/x/sys/unix"
 )
 
@@ -95,14 +94,11 @@ func TestNeutralFileAppearsWhole(t *testing.T) {
 		var events []uint32
 		buf := make([]byte, 4096)
 		n, _ := unix.Read(fd, buf)
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+		platform.InotifyEvents(buf[:max(n, 0)], func(ev *unix.InotifyEvent, name string) {
 			if name == "commondir" {
 				events = append(events, ev.Mask)
 			}
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-		}
+		})
 		if len(events) != 1 || events[0] != unix.IN_CREATE {
 			t.Errorf("by name %v: the events for commondir are %x, want its making alone", byName, events)
 		}
