@@ -222,3 +222,36 @@ func TestEveryCommandHasATerminalOfItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCommandInheritsATerminalsMaster: terminals are opened beside
+// commands being started; the master side of none may reach a command,
+// which could then read another command's output or type into it.
+func TestNoCommandInheritsATerminalsMaster(t *testing.T) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if m, tty, err := openPTY(); err == nil {
+				closeAll(m, tty)
+			}
+		}
+	})
+	defer func() { close(stop); wg.Wait() }()
+	for i := range 300 {
+		p, err := Start(Spec{Argv: []string{"/bin/ls", "-l", "/proc/self/fd/"}, Dir: t.TempDir(), Env: os.Environ(), Tag: t.Name()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(p.Output)
+		p.Wait()
+		p.Close()
+		if strings.Contains(string(b), "ptmx") {
+			t.Fatalf("command %d holds a terminal's master:\n%s", i, b)
+		}
+	}
+}

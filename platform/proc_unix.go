@@ -235,12 +235,13 @@ func openPTY() (master, tty *os.File, err error) {
 		return nil, nil, err
 	}
 	defer m.Close()
-	fd, err := unix.Dup(int(m.Fd()))
+	// Close-on-exec from the start: a command started meanwhile on
+	// another goroutine must not inherit the master.
+	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		tty.Close()
 		return nil, nil, err
 	}
-	unix.CloseOnExec(fd)
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
 		tty.Close()
