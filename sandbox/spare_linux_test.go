@@ -154,10 +154,14 @@ func TestFootprintDoesNotTrustAFolderJustChanged(t *testing.T) {
 	}
 }
 
-// mountTmpfs mounts a tmpfs at dir in the test's mount namespace until
-// the test ends, or skips where this process may not mount.
+// mountTmpfs mounts a tmpfs at dir in the test's own mount namespace
+// (ownMountNamespace) until the test ends, or skips where this process
+// may not mount.
 func mountTmpfs(t *testing.T, dir string) {
 	t.Helper()
+	if os.Getenv(ownMountsEnv) == "" {
+		t.Fatal("a tmpfs mounted here would be the host's: the test calls ownMountNamespace first")
+	}
 	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
 		t.Skipf("mounting a tmpfs here: %v", err)
 	}
@@ -165,6 +169,9 @@ func mountTmpfs(t *testing.T, dir string) {
 }
 
 func TestFootprintChangesWithTheHelpersMounts(t *testing.T) {
+	if !ownMountNamespace(t) {
+		return
+	}
 	dir := t.TempDir()
 	p := Plan{Mode: WorkspaceWrite, Root: dir, TempDir: dir}
 	mnt := filepath.Join(dir, "mnt")
