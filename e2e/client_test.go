@@ -100,6 +100,32 @@ func withEnv(kv ...string) opt {
 	return func(c *exec.Cmd) { c.Env = append(c.Env, kv...) }
 }
 
+// withArgs adds arguments to the helper's command line.
+func withArgs(args ...string) opt {
+	return func(c *exec.Cmd) { c.Args = append(c.Args, args...) }
+}
+
+// logOf is the helper's log about the session whose command contains
+// marker (its "started" line names it), for a failure's message.
+func (c *client) logOf(marker string) string {
+	lines := strings.Split(c.stderr.String(), "\n")
+	id := ""
+	for _, l := range lines {
+		if strings.Contains(l, "msg=started") && strings.Contains(l, marker) {
+			if f := strings.Fields(l[strings.Index(l, "session="):]); len(f) > 0 {
+				id = f[0]
+			}
+		}
+	}
+	var out []string
+	for _, l := range lines {
+		if id != "" && strings.Contains(l+" ", id+" ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // start spawns the helper with root as its project root.
 func start(t *testing.T, framing, root string, args []string, opts ...opt) *client {
 	t.Helper()

@@ -117,7 +117,9 @@ func checkBurstFiles(t *testing.T, root, outside string, n int) {
 // helper's tag, it holds no more open files than before, and once it has
 // exited nothing of its tree is left.
 func TestSandboxBurst(t *testing.T) {
-	s := startConfined(t, "ndjson")
+	// The debug log says how each command's output ended: a failure
+	// shows it.
+	s := startConfined(t, "ndjson", withArgs("--log-level", "debug"))
 	burstKey(t, s.home)
 	m, held := marker(), marker()
 	first := s.c.exec(map[string]any{"command": burstCommand(1, m, s.outside)})
@@ -134,6 +136,9 @@ func TestSandboxBurst(t *testing.T) {
 		began := time.Now()
 		r := s.c.exec(map[string]any{"command": burstCommand(i, m, s.outside)})
 		checkBurst(t, i, r.Output, r.ExitCode, tmp, answeredAfter(r, began))
+		if r.Output != burstOutput(i, tmp) {
+			t.Logf("the helper's log of command %d:\n%s", i, s.c.logOf(fmt.Sprintf("echo burst-%d;", i)))
+		}
 	}
 	checkBurstFiles(t, s.root, s.outside, burstSize)
 	noneLeft(t, m)

@@ -87,6 +87,7 @@ type Session struct {
 	done        chan struct{}  // closed once exited and drained
 	monitorDone chan struct{}  // closed when the monitor has returned
 	readers     atomic.Int32   // output readers still reading
+	waited      atomic.Bool    // the command's own process has ended
 	inflight    atomic.Int32   // chunks read from the command, not yet taken in
 	drained     chan struct{}  // closed by the last reader to finish
 	wg          sync.WaitGroup // every goroutine of the session
@@ -141,27 +142,36 @@ func (s *Session) read(st *stream, r io.Reader) {
 		}
 	}()
 	buf := make([]byte, 32*1024)
+	var total int64
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			s.inflight.Add(1)
-			s.mu.Lock()
-			st.write(buf[:n], s.m.streamOutput.Load())
-			s.observeLocked(st)
-			s.lastOutput = time.Now()
-			if s.outputSeen != nil {
-				close(s.outputSeen)
-				s.outputSeen = nil
-			}
-			s.mu.Unlock()
-			s.inflight.Add(-1)
+			total += int64(n)
+			s.takeIn(st, buf[:n])
 		}
 		if err != nil {
+			s.m.log.Debug("output ended", "session", s.id, "stream", st.name, "bytes", total,
+				"err", err, "processEnded", s.waited.Load())
 			s.mu.Lock()
 			st.end(s.m.streamOutput.Load())
 			s.mu.Unlock()
 			return
 		}
+	}
+}
+
+// takeIn passes a chunk the command wrote to its stream.
+func (s *Session) takeIn(st *stream, p []byte) {
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st.write(p, s.m.streamOutput.Load())
+	s.observeLocked(st)
+	s.lastOutput = time.Now()
+	if s.outputSeen != nil {
+		close(s.outputSeen)
+		s.outputSeen = nil
 	}
 }
 
@@ -171,6 +181,8 @@ func (s *Session) reap() {
 	defer s.wg.Done()
 	exit, _ := s.proc.Wait()
 	end := time.Now()
+	s.waited.Store(true)
+	s.m.log.Debug("process ended", "session", s.id, "pid", s.proc.Pid, "exit", exit.Code, "signal", exit.Signal)
 	s.endLiveState()
 	if !s.drain() {
 		// A descendant keeps the terminal open: end the tree so the
