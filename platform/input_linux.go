@@ -37,11 +37,13 @@ func (p *Process) InputState() InputState {
 		switch blockedOn(pid, v.term) {
 		case blockedRead:
 			st.Waiting = true
+			st.Runs += runsOf(pid)
 		case blockedPoll:
 			// A line editor (readline, a REPL) waits in poll or select with
 			// the terminal in raw mode; a server polling sockets leaves the
 			// terminal in line mode and is not waiting for a person.
 			st.Waiting = st.Waiting || !canonical
+			st.Runs += runsOf(pid)
 		}
 	}
 	// The output is looked at after the processes: all a command wrote
@@ -160,6 +162,21 @@ func blockedByWchan(pid int) blockKind {
 		return blockedPoll
 	}
 	return notBlocked
+}
+
+// runsOf is how many times pid has been given the processor: the third
+// field of /proc/PID/schedstat; 0 where the kernel does not keep it.
+func runsOf(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/schedstat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[2], 10, 64)
+	return n
 }
 
 // terminal is the command's terminal, known by its device number: the

@@ -52,6 +52,10 @@ type InputState struct {
 	// Unread: the command has written output the helper has not read
 	// yet, so a prompt or page it ends with is not seen; look again.
 	Unread bool
+	// Runs counts the times the processes seen waiting were given the
+	// processor so far (0: unknown). Unchanged since input was written,
+	// the read seen is the one the input has not yet woken.
+	Runs uint64
 }
 
 // Signal is a signal the host may name: the numbers are the same on every

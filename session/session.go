@@ -59,11 +59,14 @@ type Session struct {
 	// ending: the command's own process has ended or is being killed. A
 	// terminal read then as unknown, its quiet and its last line are no
 	// sign of a prompt: nothing can be waiting any more.
-	ending     bool
-	handed     bool      // an alive answer named this session to the host
-	lastCall   time.Time // the last start, alive answer or end of a call on it
-	lastWrite  time.Time
-	lastOutput time.Time
+	ending    bool
+	handed    bool      // an alive answer named this session to the host
+	lastCall  time.Time // the last start, alive answer or end of a call on it
+	lastWrite time.Time
+	// runsAtWrite is what the platform counted of the runs of the
+	// processes waiting when the last input was written (0: unknown).
+	runsAtWrite uint64
+	lastOutput  time.Time
 	// rawSince is when the command was first seen reading keys in raw
 	// mode, with all it had printed read, since the terminal was last in
 	// line mode or got input: a program that reads keys stays in raw mode,
@@ -392,10 +395,9 @@ func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 	if s.state == Exited || s.ending {
 		return nil
 	}
-	waiting := s.waitingLocked(in, time.Now())
-	if waiting && time.Since(s.lastWrite) < pollInterval {
-		// The read seen may be the one the input was just written to,
-		// before the command has woken to take it.
+	now := time.Now()
+	waiting := s.waitingLocked(in, now)
+	if waiting && s.inputUntakenLocked(in, now) {
 		s.blockedSeen = false
 		return nil
 	}
@@ -424,6 +426,22 @@ func (s *Session) updateWaiting(in platform.InputState) *Prompt {
 	}
 	return nil
 }
+
+// inputUntakenLocked tells that the read seen may be the one the last
+// input was written to, before the command has woken to take it: where
+// the platform counts runs, none since the write (up to untakenWait: a
+// part of a line wakes no line-mode read); elsewhere for a poll after it.
+func (s *Session) inputUntakenLocked(in platform.InputState, now time.Time) bool {
+	since := now.Sub(s.lastWrite)
+	if in.Runs == 0 || s.runsAtWrite == 0 {
+		return since < pollInterval
+	}
+	return in.Runs == s.runsAtWrite && since < untakenWait
+}
+
+// untakenWait bounds how long input written to a read that has not run
+// since keeps the command from counting as waiting again.
+const untakenWait = time.Second
 
 // endLiveState records that the command is ending (killed, timed out, or
 // its own process gone): a prompt it showed is no longer waiting.
@@ -546,6 +564,10 @@ func (s *Session) addSecrets(secrets []string) {
 // Write sends input to the command. A secret input is never logged and is
 // scrubbed from any output sent back.
 func (s *Session) Write(input string, secret bool) error {
+	var runs uint64
+	if s.spec.PTY {
+		runs = s.proc.InputState().Runs // before the input can wake a read
+	}
 	s.mu.Lock()
 	if s.state == Exited {
 		s.mu.Unlock()
@@ -560,7 +582,7 @@ func (s *Session) Write(input string, secret bool) error {
 			s.addSecrets([]string{sec})
 		}
 	}
-	s.lastWrite = time.Now()
+	s.lastWrite, s.runsAtWrite = time.Now(), runs
 	s.rawSince = time.Time{} // what it prints next answers the input
 	if s.state == Waiting {
 		// Answered: a prompt from now on is a new one.
