@@ -1,7 +1,10 @@
 package session
 
 import (
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +32,7 @@ func TestInputNotYetTakenIsNoSecondPrompt(t *testing.T) {
 	if err := syscall.Kill(s.proc.Pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	stopped(t, s.proc.Pid)
 	if err := s.Write("x\n", false); err != nil {
 		t.Fatal(err)
 	}
@@ -45,5 +49,25 @@ func TestInputNotYetTakenIsNoSecondPrompt(t *testing.T) {
 	waitEvents(t, rec, s.ID(), 2)
 	if got := rec.eventsOf(s.ID()); !slices.Equal(got, []string{"waiting", "exited"}) {
 		t.Errorf("notifications %v, want [waiting exited]", got)
+	}
+}
+
+// stopped waits until pid has stopped: a stop signal is taken by its
+// process when next it runs, which on a busy machine is later.
+func stopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.LastIndex(string(b), ") "); i >= 0 && strings.HasPrefix(string(b[i+2:]), "T") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not stop within 30s: %s", pid, b)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
