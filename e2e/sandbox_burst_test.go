@@ -325,21 +325,42 @@ func fdTargets(pid int) []string {
 // settled waits until the helper is at rest between commands: its spare
 // made, confined and waiting for a command (in recvmsg), and the spare's
 // network listener taken by the helper; where the spare is the exec stub,
-// its own namespaces too. Its descriptors are then the same after any number of
-// commands.
+// its own namespaces too, all unchanged for settleTime. Its descriptors
+// are then the same after any number of commands.
 func settled(t *testing.T, s confined) {
 	t.Helper()
 	helper := s.c.cmd.Process.Pid
-	waitFor(t, "a spare waiting for the next command", func() bool {
-		for p := range descendants(helper) {
-			b, _ := cmdline(strconv.Itoa(p))
-			sc, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", p))
-			if isSpare(string(b)) && strings.HasPrefix(string(sc), strconv.Itoa(syscall.SYS_RECVMSG)+" ") {
-				targets := strings.Join(fdTargets(helper), " ")
-				stub := strings.HasPrefix(string(b), "termhelper-exec\x00")
-				return strings.Contains(targets, "seccomp notify") && (!stub || strings.Contains(targets, "ipc:["))
+	var last string
+	var since time.Time
+	waitFor(t, "a spare waiting for the next command, the helper's files unchanged", func() bool {
+		now := spareAtRest(helper)
+		if now != last || now == "" {
+			last, since = now, time.Now()
+			return false
+		}
+		return time.Since(since) >= settleTime
+	})
+}
+
+// settleTime is how long the helper's files and its spare stay as they
+// are before they count as settled: a spare being replaced still waits
+// for its command a moment after the helper let go of it.
+const settleTime = 200 * time.Millisecond
+
+// spareAtRest is the pid of a spare of helper's waiting for its command
+// and the helper's files, once the helper holds the spare's seccomp
+// listener (and a stub's own namespaces); "" while there is none.
+func spareAtRest(helper int) string {
+	for p := range descendants(helper) {
+		b, _ := cmdline(strconv.Itoa(p))
+		sc, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", p))
+		if isSpare(string(b)) && strings.HasPrefix(string(sc), strconv.Itoa(syscall.SYS_RECVMSG)+" ") {
+			targets := strings.Join(fdTargets(helper), " ")
+			stub := strings.HasPrefix(string(b), "termhelper-exec\x00")
+			if strings.Contains(targets, "seccomp notify") && (!stub || strings.Contains(targets, "ipc:[")) {
+				return strconv.Itoa(p) + " " + targets
 			}
 		}
-		return false
-	})
+	}
+	return ""
 }
