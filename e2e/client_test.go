@@ -111,10 +111,8 @@ func (c *client) logOf(marker string) string {
 	lines := strings.Split(c.stderr.String(), "\n")
 	id := ""
 	for _, l := range lines {
-		if strings.Contains(l, "msg=started") && strings.Contains(l, marker) {
-			if f := strings.Fields(l[strings.Index(l, "session="):]); len(f) > 0 {
-				id = f[0]
-			}
+		if _, rest, ok := strings.Cut(l, "session="); ok && strings.Contains(l, "msg=started") && strings.Contains(l, marker) {
+			id = "session=" + strings.Fields(rest + " ")[0]
 		}
 	}
 	var out []string

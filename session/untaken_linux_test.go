@@ -36,7 +36,7 @@ func TestInputNotYetTakenIsNoSecondPrompt(t *testing.T) {
 	if err := s.Write("x\n", false); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(12 * pollInterval) // the monitor looks again and again
+	time.Sleep(8 * pollInterval) // the monitor looks again and again, well within untakenWait
 	if st := stateOf(s); st == Waiting {
 		t.Errorf("waiting again on input it has not yet taken")
 	}
