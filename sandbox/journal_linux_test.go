@@ -206,9 +206,19 @@ func TestJournalEndsWhenItsQueueCannotBeRead(t *testing.T) {
 		journal.tried = false // the next arming makes a journal anew
 		journal.Unlock()
 	})
+	// Its reads now fail: the descriptor stays the journal's (a number
+	// closed here could be another's by the read, and closed again by it).
+	w, err := unix.Open("/dev/null", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	journal.Lock()
-	unix.Close(journal.fd) // its reads now fail
+	err = unix.Dup3(w, journal.fd, unix.O_CLOEXEC)
 	journal.Unlock()
+	unix.Close(w)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if journalStill(j.mark) {
 		t.Error("the journal's queue could not be read and the journal holds")
 	}
