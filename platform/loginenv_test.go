@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/termhelper/termhelper/internal/ownmounts"
 	"golang.org/x/sys/unix"
 )
 
@@ -79,7 +80,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == LoginEnvCommand {
 		os.Exit(ServeLoginEnv(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	// Spares are not used once the mount table changed: the host's
+	// mounts made meanwhile do not reach the tests.
+	os.Exit(ownmounts.Run(m))
 }
 
 // tempCache is a cache file of the test's own, in a folder as private as

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/termhelper/termhelper/internal/ownmounts"
 )
 
 // TestMain lets the test binary stand for termhelper: as the trampoline
@@ -30,7 +32,7 @@ func TestMain(m *testing.M) {
 	// A test starts its commands by trampolines, unless it asks for held
 	// namespaces (useHeld): never some one way and some the other.
 	UseHeldNamespaces(false)
-	code := m.Run()
+	code := ownmounts.Run(m)
 	os.RemoveAll(cache)
 	os.Exit(code)
 }

@@ -11,27 +11,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/termhelper/termhelper/internal/ownmounts"
 	"golang.org/x/sys/unix"
 )
 
-// ownMountsEnv marks the test binary that ownMountNamespace runs.
-const ownMountsEnv = "SANDBOX_TEST_OWN_MOUNTS"
-
 // ownMountNamespace tells whether the test runs in a mount namespace of
 // its own. Where it does not, it runs the test so in a child, takes the
-// child's result for the test's, and the test returns at once. Footprints,
-// spares and journals take any change of the mount table for a change:
-// a test that mounted on the host would void those of every other test
-// process on the machine.
+// child's result for the test's, and the test returns at once. As root,
+// the whole binary has one already (ownmounts). Footprints, spares and
+// journals take any change of the mount table for a change: a test that
+// mounted on the host would void those of every other test process on
+// the machine.
 func ownMountNamespace(t *testing.T) bool {
 	t.Helper()
-	if os.Getenv(ownMountsEnv) != "" {
+	if ownmounts.Own() {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run", runOnly(t.Name()), "-test.v")
-	cmd.Env = append(os.Environ(), ownMountsEnv+"=1")
+	cmd.Env = append(os.Environ(), ownmounts.Env+"=1")
 	cmd.SysProcAttr = newMountNamespace()
 	out := &childLog{t: t}
 	cmd.Stdout, cmd.Stderr, cmd.WaitDelay = out, out, 10*time.Second

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/termhelper/termhelper/internal/ownmounts"
 	"golang.org/x/sys/unix"
 )
 
@@ -159,7 +160,7 @@ func TestFootprintDoesNotTrustAFolderJustChanged(t *testing.T) {
 // may not mount.
 func mountTmpfs(t *testing.T, dir string) {
 	t.Helper()
-	if os.Getenv(ownMountsEnv) == "" {
+	if !ownmounts.Own() {
 		t.Fatal("a tmpfs mounted here would be the host's: the test calls ownMountNamespace first")
 	}
 	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
