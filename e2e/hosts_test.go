@@ -58,6 +58,7 @@ var agentHosts = []agentHost{
 // cache e2e/hosts/install.sh fills (once per run of the tests).
 func hostsDir(t *testing.T) string {
 	t.Helper()
+	skipUnderStress(t, "the agent hosts")
 	if dir := os.Getenv("TERMHELPER_HOSTS"); dir != "" {
 		return dir
 	}
