@@ -264,6 +264,7 @@ func TestInitialInputIsWritten(t *testing.T) {
 func TestInitialInputWriterIsOwned(t *testing.T) {
 	var buf syncBuffer
 	m := NewManager(Config{Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))}, &recorder{})
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	sp := spec("exit 0")
 	sp.PTY = false
 	sp.Stdin = bytes.Repeat([]byte("x"), 1<<20) // more than a pipe holds

@@ -39,6 +39,7 @@ func readAll(t *testing.T, s *Session, cursor int64) (string, Result) {
 // nothing from them.
 func TestCursorReadsGiveEveryLineOnce(t *testing.T) {
 	m := NewManager(Config{}, &recorder{})
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	defer m.Close()
 	sp := spec("i=1; while [ $i -le 200 ]; do echo line $i; i=$((i+1)); sleep 0.005; done")
 	sp.Background = true
@@ -121,6 +122,7 @@ func TestCursorBeforeKeptHistory(t *testing.T) {
 // cursor at the end of the output.
 func TestCursorStaysWithAKill(t *testing.T) {
 	m := NewManager(Config{}, &recorder{})
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	defer m.Close()
 	sp := spec("echo started; sleep 30")
 	sp.Background = true

@@ -20,6 +20,7 @@ var escapes = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 func TestNotificationMasksSecretSplitByEscapes(t *testing.T) {
 	rec := &recorder{}
 	m := NewManager(Config{}, rec)
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	m.StreamOutput(true)
 	defer m.Close()
 	for _, pty := range []bool{true, false} {

@@ -42,6 +42,7 @@ func noSecret(t *testing.T, secret string, texts map[string]string) {
 func TestEnvironmentSecretIsMasked(t *testing.T) {
 	rec := &recorder{}
 	m := NewManager(Config{}, rec)
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	m.StreamOutput(true)
 	defer m.Close()
 	env := append(os.Environ(), "TEST_API_KEY="+testKey)
@@ -72,6 +73,7 @@ func TestSecretInputIsMaskedEverywhere(t *testing.T) {
 	const secret = "hunter2-correct-horse"
 	rec := &recorder{}
 	m := NewManager(Config{}, rec)
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	m.StreamOutput(true)
 	defer m.Close()
 	s := startT(t, m, spec(`printf 'Password: '; stty -echo; read pw; stty echo; echo; seq 1 20000; echo "pw=$pw"; printf "confirm $pw? "; read x; echo "done $pw"`))
@@ -121,6 +123,7 @@ func TestMultiLineSecretIsMaskedOnATerminal(t *testing.T) {
 	const pem = "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----"
 	rec := &recorder{}
 	m := NewManager(Config{}, rec)
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	m.StreamOutput(true)
 	defer m.Close()
 	command, open := gated(t, `printenv TEST_PRIVATE_KEY`)

@@ -97,9 +97,12 @@ func TestManySessionsLeakNoGoroutine(t *testing.T) {
 	before := runtime.NumGoroutine()
 	rec := &recorder{}
 	m := NewManager(Config{}, rec)
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	var sessions []*Session
+	// A line a second: 50 loops that each start a sleep every 20 ms
+	// would take more than two cores where starting a process is slow.
 	for i := range 50 {
-		sp := spec(fmt.Sprintf("while :; do echo %d; sleep 0.02; done", i))
+		sp := spec(fmt.Sprintf("while :; do echo %d; sleep 1; done", i))
 		sp.Background = true
 		s, err := m.Start(sp)
 		if err != nil {
@@ -139,6 +142,7 @@ func TestManySessionsLeakNoGoroutine(t *testing.T) {
 
 func TestLongRunningOutputStaysBounded(t *testing.T) {
 	m := NewManager(Config{}, &recorder{})
+	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	defer m.Close()
 	sp := spec("seq 1 300000; sleep 30")
 	sp.Background = true
