@@ -263,8 +263,7 @@ func TestInitialInputIsWritten(t *testing.T) {
 // it has ended when Close returns, and its error is logged.
 func TestInitialInputWriterIsOwned(t *testing.T) {
 	var buf syncBuffer
-	m := NewManager(Config{Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))}, &recorder{})
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
+	m, _ := newManager(t, Config{Log: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	sp := spec("exit 0")
 	sp.PTY = false
 	sp.Stdin = bytes.Repeat([]byte("x"), 1<<20) // more than a pipe holds

@@ -38,9 +38,7 @@ func readAll(t *testing.T, s *Session, cursor int64) (string, Result) {
 // cursor again gives the same text; a consuming read in between takes
 // nothing from them.
 func TestCursorReadsGiveEveryLineOnce(t *testing.T) {
-	m := NewManager(Config{}, &recorder{})
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
-	defer m.Close()
+	m, _ := newManager(t, Config{})
 	sp := spec("i=1; while [ $i -le 200 ]; do echo line $i; i=$((i+1)); sleep 0.005; done")
 	sp.Background = true
 	s, err := m.Start(sp)
@@ -78,8 +76,7 @@ func TestCursorReadsGiveEveryLineOnce(t *testing.T) {
 // least keep bytes, and reads the finished session from cursor 0.
 func seqFromZero(t *testing.T, keep, n int) Result {
 	t.Helper()
-	m := NewManager(Config{History: keep}, &recorder{})
-	t.Cleanup(m.Close)
+	m, _ := newManager(t, Config{History: keep})
 	sp := spec(fmt.Sprintf("seq 1 %d", n))
 	sp.PTY = false
 	s, err := m.Start(sp)
@@ -121,9 +118,7 @@ func TestCursorBeforeKeptHistory(t *testing.T) {
 // TestCursorStaysWithAKill: the finished answer of a kill carries the
 // cursor at the end of the output.
 func TestCursorStaysWithAKill(t *testing.T) {
-	m := NewManager(Config{}, &recorder{})
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
-	defer m.Close()
+	m, _ := newManager(t, Config{})
 	sp := spec("echo started; sleep 30")
 	sp.Background = true
 	s, err := m.Start(sp)

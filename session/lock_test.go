@@ -201,8 +201,7 @@ func TestSessionLimitHoldsUnderConcurrentStarts(t *testing.T) {
 
 // Close during a start waits for it, and the process it started is ended.
 func TestCloseDuringAStartEndsItsProcess(t *testing.T) {
-	m := NewManager(Config{}, &recorder{})
-	t.Cleanup(m.Close)
+	m, _ := newManager(t, Config{})
 	h := holdStarts(t)
 	type started struct {
 		s   *Session

@@ -18,11 +18,8 @@ var escapes = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 // host's terminal: the session/output notifications carry it masked, as
 // the answers do.
 func TestNotificationMasksSecretSplitByEscapes(t *testing.T) {
-	rec := &recorder{}
-	m := NewManager(Config{}, rec)
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
+	m, rec := newManager(t, Config{})
 	m.StreamOutput(true)
-	defer m.Close()
 	for _, pty := range []bool{true, false} {
 		command, open := gated(t, `printf 'key: sk-t\033[mest-4f8a\033[1;32m'; sleep 0.2; printf '9c2e1b7d6f3a0e5c\033[0m done\n'`)
 		sp := spec(command)

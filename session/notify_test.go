@@ -13,7 +13,6 @@ import (
 func TestWaitingIsNotifiedBeforeExited(t *testing.T) {
 	rec := &recorder{waitingDelay: 30 * time.Millisecond}
 	m := NewManager(Config{}, rec)
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
 	defer m.Close()
 	for i := range 20 {
 		// The gate lets the session be handed over before it waits, so

@@ -40,11 +40,8 @@ func noSecret(t *testing.T, secret string, texts map[string]string) {
 // An API key in the helper's environment is masked when a command prints
 // it, also when it comes out in two pieces, in both modes.
 func TestEnvironmentSecretIsMasked(t *testing.T) {
-	rec := &recorder{}
-	m := NewManager(Config{}, rec)
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
+	m, rec := newManager(t, Config{})
 	m.StreamOutput(true)
-	defer m.Close()
 	env := append(os.Environ(), "TEST_API_KEY="+testKey)
 	for _, pty := range []bool{true, false} {
 		command, open := gated(t, `printenv TEST_API_KEY; printf 'half: %s' "$(printf %s "$TEST_API_KEY" | cut -c1-9)"; sleep 0.2; printf '%s\n' "$(printf %s "$TEST_API_KEY" | cut -c10-)"`)
@@ -71,11 +68,8 @@ func TestEnvironmentSecretIsMasked(t *testing.T) {
 // answer, spill file, notification or prompt.
 func TestSecretInputIsMaskedEverywhere(t *testing.T) {
 	const secret = "hunter2-correct-horse"
-	rec := &recorder{}
-	m := NewManager(Config{}, rec)
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
+	m, rec := newManager(t, Config{})
 	m.StreamOutput(true)
-	defer m.Close()
 	s := startT(t, m, spec(`printf 'Password: '; stty -echo; read pw; stty echo; echo; seq 1 20000; echo "pw=$pw"; printf "confirm $pw? "; read x; echo "done $pw"`))
 	r := answerWithin(t, s, AnswerOpts{})
 	if r.State != Waiting || r.Prompt == nil || !r.Prompt.Secret {
@@ -121,11 +115,8 @@ func TestSecretInputIsMaskedEverywhere(t *testing.T) {
 // in PEM form) is masked as the terminal prints it.
 func TestMultiLineSecretIsMaskedOnATerminal(t *testing.T) {
 	const pem = "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----"
-	rec := &recorder{}
-	m := NewManager(Config{}, rec)
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
+	m, rec := newManager(t, Config{})
 	m.StreamOutput(true)
-	defer m.Close()
 	command, open := gated(t, `printenv TEST_PRIVATE_KEY`)
 	sp := spec(command)
 	sp.Env = append(os.Environ(), "TEST_PRIVATE_KEY="+pem)

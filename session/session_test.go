@@ -95,9 +95,7 @@ func answerWithin(t *testing.T, s *Session, o AnswerOpts) Result {
 
 func TestManySessionsLeakNoGoroutine(t *testing.T) {
 	before := runtime.NumGoroutine()
-	rec := &recorder{}
-	m := NewManager(Config{}, rec)
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
+	m, rec := newManager(t, Config{})
 	var sessions []*Session
 	// A line a second: 50 loops that each start a sleep every 20 ms
 	// would take more than two cores where starting a process is slow.
@@ -141,9 +139,7 @@ func TestManySessionsLeakNoGoroutine(t *testing.T) {
 }
 
 func TestLongRunningOutputStaysBounded(t *testing.T) {
-	m := NewManager(Config{}, &recorder{})
-	t.Cleanup(m.Close) // its commands end with the test, whatever ends it
-	defer m.Close()
+	m, _ := newManager(t, Config{})
 	sp := spec("seq 1 300000; sleep 30")
 	sp.Background = true
 	s, err := m.Start(sp)
