@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"io"
 	"os"
 	"strconv"
@@ -175,6 +176,43 @@ func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
 	}
 	if st := p.InputState(); !st.Known || !st.Raw || st.Waiting || !st.Unread {
 		t.Fatalf("with output unread: %+v", st)
+	}
+}
+
+// Output written before StopReading is not lost with it: a read past
+// the deadline returns without reading, and ReadLeft takes what the
+// terminal holds, then nothing.
+func TestReadLeftTakesWhatStopReadingLeft(t *testing.T) {
+	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", `printf 'left\n'; exec sleep 30`), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Kill(SIGKILL, 0)
+		p.Wait()
+		p.Close()
+	})
+	// Nothing reads the output until the stop.
+	deadline := time.Now().Add(20 * time.Second)
+	for !p.outputPending() {
+		if time.Now().After(deadline) {
+			t.Fatal("no output within the watchdog")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.StopReading()
+	buf := make([]byte, 64)
+	if n, err := p.Output.Read(buf); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a read after StopReading: %d %q %v", n, buf[:n], err)
+	}
+	if n := p.ReadLeft(p.Output, buf); string(buf[:n]) != "left\r\n" {
+		t.Fatalf("ReadLeft took %q", buf[:n])
+	}
+	if n := p.ReadLeft(p.Output, buf); n != 0 {
+		t.Fatalf("ReadLeft took %q once nothing was left", buf[:n])
+	}
+	if n := p.ReadLeft(os.Stdin, buf); n != 0 {
+		t.Fatalf("ReadLeft read %q from a file not the command's", buf[:n])
 	}
 }
 

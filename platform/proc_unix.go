@@ -5,6 +5,7 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -373,6 +374,29 @@ func (p *Process) StopReading() {
 			f.SetReadDeadline(time.Now())
 		}
 	}
+}
+
+// ReadLeft reads, without waiting, what r (Output or Stderr) already holds
+// once StopReading has ended its reads: a read past the deadline returns
+// at once without reading, and what the command wrote before the stop
+// would be lost. It returns 0 when nothing is left or r is not a stream
+// of the command's.
+func (p *Process) ReadLeft(r io.Reader, buf []byte) int {
+	f, ok := r.(*os.File)
+	if !ok || (r != p.Output && r != p.Stderr) {
+		return 0
+	}
+	f.SetReadDeadline(time.Time{}) // no read waits now: the one below won't
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Read(func(fd uintptr) bool {
+		n, _ = unix.Read(int(fd), buf) // EAGAIN or EIO: nothing is left
+		return true
+	})
+	return max(n, 0)
 }
 
 // Close releases the terminal and pipes, and the confinement's guard. Call it

@@ -439,6 +439,10 @@ func (p *Process) StopReading() {
 	closeReaders(p.Output, p.Stderr)
 }
 
+// ReadLeft returns 0: StopReading has closed the pipes, and what they
+// held is gone with them.
+func (p *Process) ReadLeft(r io.Reader, buf []byte) int { return 0 }
+
 func closeReaders(rs ...io.ReadCloser) {
 	for _, r := range rs {
 		if r != nil {

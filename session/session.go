@@ -152,6 +152,9 @@ func (s *Session) read(st *stream, r io.Reader) {
 			total += int64(n)
 			s.takeIn(st, buf[:n])
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			total += s.readLeft(st, r, buf)
+		}
 		if err != nil {
 			s.m.log.Debug("output ended", "session", s.id, "stream", st.name, "bytes", total,
 				"err", err, "processEnded", s.waited.Load())
@@ -162,6 +165,25 @@ func (s *Session) read(st *stream, r io.Reader) {
 		}
 	}
 }
+
+// readLeft takes in what the stream held when the reaper stopped the
+// reads (see reap), up to a cap: a stranger still writing to the
+// terminal does not keep the reader.
+func (s *Session) readLeft(st *stream, r io.Reader, buf []byte) int64 {
+	var total int64
+	for total < readLeftCap {
+		n := s.proc.ReadLeft(r, buf)
+		if n == 0 {
+			break
+		}
+		total += int64(n)
+		s.takeIn(st, buf[:n])
+	}
+	return total
+}
+
+// readLeftCap is the most readLeft takes in.
+const readLeftCap = 1 << 20
 
 // takeIn passes a chunk the command wrote to its stream.
 func (s *Session) takeIn(st *stream, p []byte) {
