@@ -154,10 +154,12 @@ func TestInputStateWaitsForTheOutputToBeRead(t *testing.T) {
 	eventually(t, p, "waiting once the prompt is read", func(s InputState) bool { return s.Waiting })
 }
 
-// Unread output does not hide the terminal's mode: a key listener that
-// has just logged a line is still reading keys in raw mode.
-func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
-	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", `stty raw -echo; printf 'GET / (200)\r\n'; sleep 30`), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
+// startUnread starts script on a terminal whose output nothing reads,
+// and returns once some of it waits there; the process tree is ended
+// when the test ends.
+func startUnread(t *testing.T, script string) *Process {
+	t.Helper()
+	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", script), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,6 @@ func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
 		p.Wait()
 		p.Close()
 	})
-	// Nothing reads the output: once it is there, stty has run before it.
 	deadline := time.Now().Add(20 * time.Second)
 	for !p.outputPending() {
 		if time.Now().After(deadline) {
@@ -174,6 +175,14 @@ func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	return p
+}
+
+// Unread output does not hide the terminal's mode: a key listener that
+// has just logged a line is still reading keys in raw mode.
+func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
+	// Once the output is there, stty has run before it.
+	p := startUnread(t, `stty raw -echo; printf 'GET / (200)\r\n'; sleep 30`)
 	if st := p.InputState(); !st.Known || !st.Raw || st.Waiting || !st.Unread {
 		t.Fatalf("with output unread: %+v", st)
 	}
@@ -183,23 +192,7 @@ func TestInputStateKeepsTheModeWithOutputUnread(t *testing.T) {
 // the deadline returns without reading, and ReadLeft takes what the
 // terminal holds, then nothing.
 func TestReadLeftTakesWhatStopReadingLeft(t *testing.T) {
-	p, err := Start(Spec{Argv: ShellArgv("/bin/bash", `printf 'left\n'; exec sleep 30`), Dir: t.TempDir(), Env: os.Environ(), PTY: true, Tag: t.Name()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		p.Kill(SIGKILL, 0)
-		p.Wait()
-		p.Close()
-	})
-	// Nothing reads the output until the stop.
-	deadline := time.Now().Add(20 * time.Second)
-	for !p.outputPending() {
-		if time.Now().After(deadline) {
-			t.Fatal("no output within the watchdog")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	p := startUnread(t, `printf 'left\n'; exec sleep 30`)
 	p.StopReading()
 	buf := make([]byte, 64)
 	if n, err := p.Output.Read(buf); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
