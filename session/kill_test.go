@@ -15,18 +15,20 @@ import (
 // only a watchdog.
 func waitUntil(t *testing.T, s *Session, what string, cond func(*Session) bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitFor(t, what, func() bool {
 		s.mu.Lock()
-		ok := cond(s)
-		s.mu.Unlock()
-		if ok {
-			return
-		}
+		defer s.mu.Unlock()
+		return cond(s)
+	})
+}
+
+// waitFor polls cond; the limit is only a watchdog.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %s within the watchdog", what)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -18,9 +18,8 @@ import (
 // every line the command wrote, the last one too, once.
 func TestAStrangerHoldingTheTerminalLosesNoOutput(t *testing.T) {
 	m, _ := newManager(t, Config{})
-	sp := spec(`tty; while [ ! -e go ]; do sleep 0.02; done; seq -f 'n-%g' 2000; echo last-line`)
-	sp.Dir = t.TempDir()
-	s, err := m.Start(sp)
+	command, open := gated(t, `seq -f 'n-%g' 2000; echo last-line`)
+	s, err := m.Start(spec("tty; " + command))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +33,7 @@ func TestAStrangerHoldingTheTerminalLosesNoOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tty.Close()
-	touch(t, filepath.Join(sp.Dir, "go"))
+	open()
 	var whole strings.Builder
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		r := answerWithin(t, s, AnswerOpts{UntilExit: true})
@@ -57,8 +56,9 @@ func TestAStrangerHoldingTheTerminalLosesNoOutput(t *testing.T) {
 // session's lock while the rest of the output waits in the terminal.
 func TestOutputWaitingAtTheStopIsTakenIn(t *testing.T) {
 	m, _ := newManager(t, Config{})
-	sp := spec(`wait_for() { while [ ! -e $1 ]; do sleep 0.02; done; }; wait_for go; echo first-line; ` +
-		`wait_for go2; for i in $(seq 50); do echo n-$i; done; touch written; exec sleep 30`)
+	rest, open2 := gated(t, `for i in $(seq 50); do echo n-$i; done; touch written; exec sleep 30`)
+	command, open := gated(t, "echo first-line; "+rest)
+	sp := spec(command)
 	sp.Dir = t.TempDir()
 	sp.Background = true
 	s, err := m.Start(sp)
@@ -74,18 +74,18 @@ func TestOutputWaitingAtTheStopIsTakenIn(t *testing.T) {
 		}
 	}()
 	// The reader takes the first line, then waits for the lock.
-	touch(t, filepath.Join(sp.Dir, "go"))
-	waitFor(t, "the reader to wait for the lock", func() bool { return s.inflight.Load() > 0 })
-	touch(t, filepath.Join(sp.Dir, "go2"))
-	waitFor(t, "the command to write its lines", func() bool {
+	open()
+	waitFor(t, "reader waiting for the lock", func() bool { return s.inflight.Load() > 0 })
+	open2()
+	waitFor(t, "end of the command's lines", func() bool {
 		_, err := os.Stat(filepath.Join(sp.Dir, "written"))
 		return err == nil
 	})
-	rest := 0
+	lines := 0
 	for i := 1; i <= 50; i++ {
-		rest += len(fmt.Sprintf("n-%d\r\n", i))
+		lines += len(fmt.Sprintf("n-%d\r\n", i))
 	}
-	waitFor(t, "the lines to wait in the terminal", func() bool { return unread(s.proc.Output.(*os.File)) >= rest })
+	waitFor(t, "lines waiting in the terminal", func() bool { return unread(s.proc.Output.(*os.File)) >= lines })
 	s.proc.StopReading() // as the reaper does when a stranger keeps the terminal
 	s.mu.Unlock()
 	locked = false
@@ -104,21 +104,4 @@ func unread(f *os.File) int {
 	n := -1
 	rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
 	return n
-}
-
-// waitFor polls cond for up to 30 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30s for %s", what)
-		}
-	}
-}
-
-func touch(t *testing.T, path string) {
-	t.Helper()
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
